@@ -1,0 +1,75 @@
+package changeset
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Class is the refusal class a host acts on. The set is closed; cmd/nika maps
+// each class to one exit code (see docs/exit-codes.md).
+type Class string
+
+const (
+	// Invalid: the input is malformed (a parse error, a bad path form).
+	Invalid Class = "Invalid"
+	// NotAllowed: the input is well formed but policy forbids it.
+	NotAllowed Class = "NotAllowed"
+	// Dirty: a target differs from HEAD on disk or in the index.
+	Dirty Class = "Dirty"
+	// Unsupported: a target git state nika will not handle (filters,
+	// submodules, symlinks, split indexes).
+	Unsupported Class = "Unsupported"
+	// StaleRevision: HEAD or a witnessed byte moved since the preview.
+	StaleRevision Class = "StaleRevision"
+	// AlreadyConsumed: the proposal was already applied or discarded.
+	AlreadyConsumed Class = "AlreadyConsumed"
+	// NotFound: no proposal (or object) answers the given name.
+	NotFound Class = "NotFound"
+	// Ambiguous: a prefix names more than one proposal.
+	Ambiguous Class = "Ambiguous"
+	// NoConsent: consent could not be asked (no terminal) or was declined.
+	NoConsent Class = "NoConsent"
+	// Locked: a git lock is held by another process.
+	Locked Class = "Locked"
+	// TooLarge: an input exceeds its limit.
+	TooLarge Class = "TooLarge"
+	// Io: the operating system refused a read or write.
+	Io Class = "Io"
+	// RollbackIncomplete: an apply failed and could not restore every file.
+	RollbackIncomplete Class = "RollbackIncomplete"
+	// Internal: a bug or an unexpected repository state.
+	Internal Class = "Internal"
+)
+
+// Error is a refusal: a class for the host, a lowercase text for the human
+// that says what was refused and why, and a hint that says the fix.
+type Error struct {
+	Class Class
+	Text  string
+	Hint  string
+	Err   error // an underlying cause, if any
+}
+
+func (e *Error) Error() string {
+	s := e.Text
+	if e.Hint != "" {
+		s += " · " + e.Hint
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Refuse builds a refusal with a formatted text.
+func Refuse(class Class, hint, format string, args ...any) *Error {
+	return &Error{Class: class, Text: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+// ClassOf returns the class of err, or Internal when err carries none.
+func ClassOf(err error) Class {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Class
+	}
+	return Internal
+}

@@ -1,0 +1,148 @@
+package changeset
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/zeebo/blake3"
+)
+
+// Kind is what a change does to its path.
+type Kind string
+
+const (
+	Create Kind = "create" // the path is absent in the base and present after
+	Update Kind = "update" // the path is present in both, with other bytes
+	Delete Kind = "delete" // the path is present in the base and absent after
+	Move   Kind = "move"   // From is removed, Path is created (bytes may change)
+)
+
+// FileClass says what a path is to Nika, which decides whether a proposal
+// may touch it without the human naming it.
+type FileClass string
+
+const (
+	// Workflow is a Nika workflow: *.nika.yaml, or *.nika.
+	Workflow FileClass = "workflow"
+	// Project is the Nika project file: exactly nika.yaml, at any depth.
+	Project FileClass = "project"
+	// Supporting is any other file; it needs the human's --allow.
+	Supporting FileClass = "supporting"
+)
+
+// Classify returns the class of p.
+func Classify(p Path) FileClass {
+	base := p.Base()
+	switch {
+	case base == "nika.yaml":
+		return Project
+	case strings.HasSuffix(base, ".nika.yaml") && len(base) > len(".nika.yaml"),
+		strings.HasSuffix(base, ".nika") && len(base) > len(".nika"):
+		return Workflow
+	}
+	return Supporting
+}
+
+// Audited reports whether the checker audits files of this class.
+func (c FileClass) Audited() bool { return c == Workflow || c == Project }
+
+// Mode is a git file mode. nika writes regular files only.
+type Mode uint32
+
+const (
+	ModeFile       Mode = 0o100644
+	ModeExecutable Mode = 0o100755
+	ModeSymlink    Mode = 0o120000
+	ModeDir        Mode = 0o040000
+	ModeGitlink    Mode = 0o160000
+)
+
+func (m Mode) String() string { return fmt.Sprintf("%06o", uint32(m)) }
+
+// Witness is the blake3-256 of the bytes a preview was built over.
+type Witness [32]byte
+
+// WitnessOf hashes b.
+func WitnessOf(b []byte) Witness { return Witness(blake3.Sum256(b)) }
+
+// String renders the witness as blake3:<64 hex>.
+func (w Witness) String() string { return "blake3:" + hex.EncodeToString(w[:]) }
+
+// ParseWitness reads blake3:<64 hex>.
+func ParseWitness(s string) (Witness, error) {
+	var w Witness
+	h, ok := strings.CutPrefix(s, "blake3:")
+	if !ok || len(h) != 64 {
+		return w, fmt.Errorf("witness %q is not blake3:<64 hex>", s)
+	}
+	if _, err := hex.Decode(w[:], []byte(h)); err != nil {
+		return w, fmt.Errorf("witness %q is not blake3:<64 hex>", s)
+	}
+	return w, nil
+}
+
+// Side is one end of a change: the file as it is in the base (Before) or as
+// it will be after the apply (After). A nil Side means the path is absent,
+// which is itself witnessed: a create's Before is nil, and apply refuses if
+// the path exists by then.
+type Side struct {
+	Blob    string  // git object id of Bytes (hex); filled by gitstage
+	Witness Witness // blake3 of Bytes
+	Mode    Mode
+	Bytes   []byte
+}
+
+// NewSide builds a side over b and witnesses it.
+func NewSide(b []byte, mode Mode, blob string) *Side {
+	return &Side{Blob: blob, Witness: WitnessOf(b), Mode: mode, Bytes: b}
+}
+
+// Change is one path's before and after.
+type Change struct {
+	Kind   Kind
+	Path   Path
+	From   Path // the source of a move; empty otherwise
+	Class  FileClass
+	Before *Side // nil for a create
+	After  *Side // nil for a delete
+}
+
+// RunRequest asks the door to run a workflow after a clean apply.
+type RunRequest struct {
+	Workflow   Path
+	Vars       map[string]string
+	MaxCostUSD float64
+}
+
+// Set is one proposal's typed content: every change resolved against one
+// base commit, with the bytes before and after.
+type Set struct {
+	Root    string // absolute worktree root; never printed in machine output
+	Goal    string
+	Base    string // base commit id, "" for an unborn HEAD
+	Branch  string // full ref name HEAD points at, e.g. refs/heads/main
+	Changes []Change
+	Run     *RunRequest
+}
+
+// Paths lists every path the set writes or removes, sources of moves included.
+func (s *Set) Paths() []Path {
+	var ps []Path
+	for _, c := range s.Changes {
+		if c.Kind == Move {
+			ps = append(ps, c.From)
+		}
+		ps = append(ps, c.Path)
+	}
+	return ps
+}
+
+// Proposal is a Set staged in git: the blobs, tree and commit exist in the
+// object database, and the ID is the blake3 of the canonical manifest.
+type Proposal struct {
+	ID     string // 64 hex
+	Commit string
+	Tree   string
+	Set    Set
+}
