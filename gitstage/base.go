@@ -1,0 +1,242 @@
+package gitstage
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/nika-dev/nika/changeset"
+)
+
+// Base is HEAD's tree seen through the index and the working tree: it
+// implements changeset.Base. Only the trees along asked paths are decoded,
+// and only the asked files are read from disk.
+type Base struct {
+	r      *Repo
+	Head   Head
+	trees  map[string]*object.Tree // dir path ("" is the root) -> tree
+	index  *IndexSnapshot
+	attrs  *attributes
+	crlf   string // core.autocrlf
+	fmode  bool   // core.filemode
+}
+
+// OpenBase reads HEAD, its root tree and the index.
+func (r *Repo) OpenBase() (*Base, error) {
+	head, err := r.ReadHead()
+	if err != nil {
+		return nil, err
+	}
+	b := &Base{r: r, Head: head, trees: map[string]*object.Tree{}}
+	if !head.Unborn() {
+		c, err := r.Commit(head.Commit)
+		if err != nil {
+			return nil, err
+		}
+		t, err := r.Tree(c.TreeHash)
+		if err != nil {
+			return nil, err
+		}
+		b.trees[""] = t
+	}
+	b.index, err = r.ReadIndex()
+	if err != nil {
+		return nil, err
+	}
+	b.crlf, _ = r.Config.Get("core.autocrlf")
+	b.crlf = strings.ToLower(b.crlf)
+	b.fmode = r.Config.Bool("core.filemode", true)
+	b.attrs = newAttributes(r, b)
+	return b, nil
+}
+
+// treeEntry finds the tree entry at p in HEAD, decoding trees on the way.
+func (b *Base) treeEntry(p string) (*object.TreeEntry, error) {
+	dir, name := "", p
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		dir, name = p[:i], p[i+1:]
+	}
+	t, err := b.tree(dir)
+	if err != nil || t == nil {
+		return nil, err
+	}
+	for i := range t.Entries {
+		if t.Entries[i].Name == name {
+			return &t.Entries[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// tree returns the decoded tree at dir, or nil when HEAD has none there.
+func (b *Base) tree(dir string) (*object.Tree, error) {
+	if t, ok := b.trees[dir]; ok {
+		return t, nil
+	}
+	if dir == "" {
+		return nil, nil
+	}
+	e, err := b.treeEntry(dir)
+	if err != nil || e == nil || e.Mode != filemode.Dir {
+		b.trees[dir] = nil
+		return nil, err
+	}
+	t, err := b.r.Tree(e.Hash)
+	if err != nil {
+		return nil, err
+	}
+	b.trees[dir] = t
+	return t, nil
+}
+
+// TreeAt is the decoded tree at dir (nil if none); used by staging.
+func (b *Base) TreeAt(dir string) (*object.Tree, error) { return b.tree(dir) }
+
+// Entry implements changeset.Base.
+func (b *Base) Entry(p changeset.Path) (changeset.Entry, error) {
+	ps := string(p)
+	q := changeset.Quote(ps)
+	te, err := b.treeEntry(ps)
+	if err != nil {
+		return changeset.Entry{}, err
+	}
+	disk := filepath.Join(b.r.Root, filepath.FromSlash(ps))
+	fi, lerr := os.Lstat(disk)
+	if lerr != nil && !errors.Is(lerr, fs.ErrNotExist) && !isNotDir(lerr) {
+		return changeset.Entry{}, ioRefusal("inspect "+q, lerr)
+	}
+	onDisk := lerr == nil
+	if onDisk && fi.Mode()&fs.ModeSymlink != 0 {
+		return changeset.Entry{Kind: changeset.Symlink, Mode: changeset.ModeSymlink}, nil
+	}
+	stages := b.index.Stages(ps)
+	if te == nil {
+		if len(stages) > 0 {
+			if stages[0].Mode == filemode.Submodule {
+				return changeset.Entry{Kind: changeset.Submodule}, nil
+			}
+			return changeset.Entry{}, changeset.Refuse(changeset.Dirty, "commit it, or unstage it with git restore --staged "+ps,
+				"path %s is staged in the index but not committed", q)
+		}
+		if b.index.HasDir(ps) || (onDisk && fi.IsDir()) {
+			return changeset.Entry{Kind: changeset.Dir}, nil
+		}
+		if onDisk {
+			return changeset.Entry{}, changeset.Refuse(changeset.Dirty, "move it away, or commit it first",
+				"an untracked file already exists at %s", q)
+		}
+		return changeset.Entry{Kind: changeset.Absent}, nil
+	}
+	switch te.Mode {
+	case filemode.Dir:
+		if onDisk && !fi.IsDir() {
+			return changeset.Entry{}, changeset.Refuse(changeset.Dirty, "restore it with git checkout -- "+ps,
+				"%s is a directory in HEAD but not on disk", q)
+		}
+		return changeset.Entry{Kind: changeset.Dir}, nil
+	case filemode.Symlink:
+		return changeset.Entry{Kind: changeset.Symlink, Mode: changeset.ModeSymlink}, nil
+	case filemode.Submodule:
+		return changeset.Entry{Kind: changeset.Submodule, Mode: changeset.ModeGitlink}, nil
+	}
+	// A regular file: the index and the disk must both hold HEAD's blob.
+	dirty := func(why string) error {
+		return changeset.Refuse(changeset.Dirty, "commit or stash your edits to "+ps+" first", "%s has uncommitted changes (%s)", q, why)
+	}
+	if len(stages) != 1 || stages[0].Stage != 0 {
+		if len(stages) == 0 {
+			return changeset.Entry{}, dirty("deleted from the index")
+		}
+		return changeset.Entry{}, changeset.Refuse(changeset.Dirty, "resolve the conflict and commit first", "%s has an unresolved merge conflict", q)
+	}
+	ie := stages[0]
+	if ie.SkipWorktree {
+		return changeset.Entry{}, changeset.Refuse(changeset.Unsupported, "widen the sparse checkout to include it first", "%s is outside the sparse checkout (skip-worktree)", q)
+	}
+	if ie.Hash != te.Hash || (ie.Mode != te.Mode && b.fmode) {
+		return changeset.Entry{}, dirty("the index differs from HEAD")
+	}
+	if !onDisk {
+		return changeset.Entry{}, dirty("deleted on disk")
+	}
+	if !fi.Mode().IsRegular() {
+		return changeset.Entry{}, dirty("no longer a regular file")
+	}
+	data, err := os.ReadFile(disk)
+	if err != nil {
+		return changeset.Entry{}, ioRefusal("read "+q, err)
+	}
+	if BlobHash(data) != te.Hash {
+		return changeset.Entry{}, dirty("the file on disk differs from HEAD")
+	}
+	if b.fmode && (fi.Mode()&0o111 != 0) != (te.Mode == filemode.Executable) {
+		return changeset.Entry{}, dirty("its executable bit changed on disk")
+	}
+	if err := b.checkFilters(ps, data); err != nil {
+		return changeset.Entry{}, err
+	}
+	return changeset.Entry{Kind: changeset.File, Mode: modeOf(te.Mode), Blob: te.Hash.String(), Bytes: data}, nil
+}
+
+// CheckNew refuses new bytes that git would convert at checkout or add,
+// which would break preview == apply == commit.
+func (b *Base) CheckNew(p changeset.Path, after []byte) error {
+	return b.checkFilters(string(p), after)
+}
+
+func (b *Base) checkFilters(p string, data []byte) error {
+	q := changeset.Quote(p)
+	if b.crlf == "true" || b.crlf == "input" {
+		return changeset.Refuse(changeset.Unsupported, "set git config core.autocrlf false in this repository",
+			"%s would be converted by core.autocrlf=%s, so its bytes on disk could differ from the commit", q, b.crlf)
+	}
+	a := b.attrs.lookup(p)
+	for _, k := range []string{"filter", "ident", "working-tree-encoding"} {
+		if v, ok := a[k]; ok && v != "false" && v != "unset" {
+			return changeset.Refuse(changeset.Unsupported, "edit it by hand, or remove the attribute",
+				"%s is under the git attribute %s (%s), which nika does not run", q, k, v)
+		}
+	}
+	text := a["text"]
+	eol := a["eol"]
+	if crlf, ok := a["crlf"]; ok && text == "" {
+		text = crlf
+	}
+	if eol == "crlf" || (text != "" && text != "false" && text != "unset" && coreEOL(b.r) == "crlf") {
+		return changeset.Refuse(changeset.Unsupported, "remove the eol attribute for it, or edit it by hand",
+			"%s is checked out with CRLF line endings by git attributes, so its bytes on disk would differ from the commit", q)
+	}
+	if text != "" && text != "false" && text != "unset" && bytes.Contains(data, []byte("\r\n")) {
+		return changeset.Refuse(changeset.Unsupported, "convert the line endings to LF, or mark the file -text in .gitattributes",
+			"%s holds CRLF line endings but git normalizes it as text, so the commit would differ from the preview", q)
+	}
+	return nil
+}
+
+func coreEOL(r *Repo) string {
+	v, _ := r.Config.Get("core.eol")
+	return strings.ToLower(v)
+}
+
+func isNotDir(err error) bool {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return strings.Contains(pe.Err.Error(), "not a directory")
+	}
+	return false
+}
+
+// HeadTreeHash is HEAD's root tree, zero when unborn.
+func (b *Base) HeadTreeHash() plumbing.Hash {
+	if t := b.trees[""]; t != nil {
+		return t.Hash
+	}
+	return plumbing.ZeroHash
+}

@@ -1,0 +1,229 @@
+package gitstage
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/nika-dev/nika/changeset"
+)
+
+// Loaded is a proposal re-derived from its commit alone, with what the
+// commit claims beside it.
+type Loaded struct {
+	Proposal  *changeset.Proposal // ID is the id re-derived from the objects
+	ClaimedID string              // the Nika-Proposal trailer, "" if none
+	RunJSON   string              // the Nika-Run trailer, "" if none
+	Parents   int
+}
+
+// SplitMessage separates a commit message into the goal and nika's
+// trailers. ok is false when the message carries no Nika-Proposal trailer.
+func SplitMessage(msg string) (goal string, trailers [][2]string, ok bool) {
+	i := strings.LastIndex(msg, "\n\n")
+	if i < 0 {
+		return strings.TrimRight(msg, "\n"), nil, false
+	}
+	block := strings.TrimRight(msg[i+2:], "\n")
+	for _, line := range strings.Split(block, "\n") {
+		k, v, found := strings.Cut(line, ": ")
+		if !found || !strings.HasPrefix(k, "Nika-") {
+			return strings.TrimRight(msg, "\n"), nil, false
+		}
+		trailers = append(trailers, [2]string{k, v})
+		if k == TrailerProposal {
+			ok = true
+		}
+	}
+	return msg[:i], trailers, ok
+}
+
+// Load re-derives the proposal a commit holds: the goal and trailers from
+// its message, the changes from the diff of its tree against its parent's
+// (decoding only differing subtrees), and the id from the manifest.
+func (r *Repo) Load(commit plumbing.Hash, id IDFunc) (*Loaded, error) {
+	c, err := r.Commit(commit)
+	if err != nil {
+		return nil, err
+	}
+	goal, trailers, _ := SplitMessage(c.Message)
+	l := &Loaded{Parents: len(c.ParentHashes)}
+	moves := map[string]string{} // to -> from
+	for _, t := range trailers {
+		switch t[0] {
+		case TrailerProposal:
+			l.ClaimedID = t[1]
+		case TrailerRun:
+			l.RunJSON = t[1]
+		case TrailerMove:
+			var m struct{ From, To string }
+			if json.Unmarshal([]byte(t[1]), &m) == nil {
+				moves[m.To] = m.From
+			}
+		}
+	}
+	var parentTree *object.Tree
+	base := ""
+	if len(c.ParentHashes) > 0 {
+		pc, err := r.Commit(c.ParentHashes[0])
+		if err != nil {
+			return nil, err
+		}
+		if parentTree, err = r.Tree(pc.TreeHash); err != nil {
+			return nil, err
+		}
+		base = pc.Hash.String()
+	}
+	tree, err := r.Tree(c.TreeHash)
+	if err != nil {
+		return nil, err
+	}
+	var diffs []fileDiff
+	if err := r.diffTrees("", parentTree, tree, &diffs); err != nil {
+		return nil, err
+	}
+	set := changeset.Set{Goal: goal, Base: base}
+	removed := map[string]fileDiff{}
+	for _, d := range diffs {
+		if d.after == nil {
+			removed[d.path] = d
+		}
+	}
+	used := map[string]bool{}
+	for _, d := range diffs {
+		p := changeset.Path(d.path)
+		ch := changeset.Change{Path: p, Class: changeset.Classify(p)}
+		if from, ok := moves[d.path]; ok && d.before == nil {
+			if src, ok := removed[from]; ok {
+				used[from] = true
+				ch.Kind, ch.From = changeset.Move, changeset.Path(from)
+				if ch.Before, err = r.side(src.before); err != nil {
+					return nil, err
+				}
+				if ch.After, err = r.side(d.after); err != nil {
+					return nil, err
+				}
+				set.Changes = append(set.Changes, ch)
+				continue
+			}
+		}
+		switch {
+		case d.before == nil:
+			ch.Kind = changeset.Create
+		case d.after == nil:
+			ch.Kind = changeset.Delete
+		default:
+			ch.Kind = changeset.Update
+		}
+		if ch.Before, err = r.side(d.before); err != nil {
+			return nil, err
+		}
+		if ch.After, err = r.side(d.after); err != nil {
+			return nil, err
+		}
+		set.Changes = append(set.Changes, ch)
+	}
+	kept := set.Changes[:0]
+	for _, ch := range set.Changes {
+		if ch.Kind == changeset.Delete && used[string(ch.Path)] {
+			continue
+		}
+		kept = append(kept, ch)
+	}
+	set.Changes = kept
+	sort.Slice(set.Changes, func(i, j int) bool { return set.Changes[i].Path < set.Changes[j].Path })
+	if l.RunJSON != "" {
+		var run struct {
+			Workflow   string            `json:"workflow"`
+			Vars       map[string]string `json:"vars"`
+			MaxCostUSD float64           `json:"max_cost_usd"`
+		}
+		if json.Unmarshal([]byte(l.RunJSON), &run) == nil {
+			set.Run = &changeset.RunRequest{Workflow: changeset.Path(run.Workflow), Vars: run.Vars, MaxCostUSD: run.MaxCostUSD}
+		}
+	}
+	p := &changeset.Proposal{Commit: commit.String(), Tree: c.TreeHash.String(), Set: set}
+	p.ID = id(p)
+	l.Proposal = p
+	return l, nil
+}
+
+type fileDiff struct {
+	path          string
+	before, after *object.TreeEntry
+}
+
+func (r *Repo) side(e *object.TreeEntry) (*changeset.Side, error) {
+	if e == nil {
+		return nil, nil
+	}
+	b, err := r.ReadBlob(e.Hash)
+	if err != nil {
+		return nil, err
+	}
+	return changeset.NewSide(b, modeOf(e.Mode), e.Hash.String()), nil
+}
+
+// diffTrees lists the files that differ between two trees, recursing only
+// into subtrees whose hashes differ.
+func (r *Repo) diffTrees(prefix string, a, b *object.Tree, out *[]fileDiff) error {
+	am, bm := map[string]*object.TreeEntry{}, map[string]*object.TreeEntry{}
+	var names []string
+	if a != nil {
+		for i := range a.Entries {
+			am[a.Entries[i].Name] = &a.Entries[i]
+			names = append(names, a.Entries[i].Name)
+		}
+	}
+	if b != nil {
+		for i := range b.Entries {
+			if _, ok := am[b.Entries[i].Name]; !ok {
+				names = append(names, b.Entries[i].Name)
+			}
+			bm[b.Entries[i].Name] = &b.Entries[i]
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		ea, eb := am[n], bm[n]
+		if ea != nil && eb != nil && ea.Hash == eb.Hash && ea.Mode == eb.Mode {
+			continue
+		}
+		p := prefix + n
+		var sa, sb *object.Tree
+		var fa, fb *object.TreeEntry
+		var err error
+		for _, x := range []struct {
+			e  *object.TreeEntry
+			t  **object.Tree
+			f  **object.TreeEntry
+		}{{ea, &sa, &fa}, {eb, &sb, &fb}} {
+			if x.e == nil {
+				continue
+			}
+			switch x.e.Mode {
+			case filemode.Dir:
+				if *x.t, err = r.Tree(x.e.Hash); err != nil {
+					return err
+				}
+			case filemode.Regular, filemode.Executable, filemode.Deprecated:
+				*x.f = x.e
+			default:
+				return changeset.Refuse(changeset.Unsupported, "", "%s is a symlink or submodule change, which no nika proposal makes", changeset.Quote(p))
+			}
+		}
+		if fa != nil || fb != nil {
+			*out = append(*out, fileDiff{path: p, before: fa, after: fb})
+		}
+		if sa != nil || sb != nil {
+			if err := r.diffTrees(p+"/", sa, sb, out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

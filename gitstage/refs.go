@@ -1,0 +1,154 @@
+package gitstage
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/nika-dev/nika/changeset"
+)
+
+// RefLock holds a ref (and HEAD, when HEAD points at it) locked for a
+// compare-and-swap. Lock first, then read, then compare: the order git uses,
+// so no other writer can move the ref between the check and the write.
+type RefLock struct {
+	r      *Repo
+	Name   string // the ref that moves: refs/heads/<b>, or HEAD when detached
+	Old    plumbing.Hash
+	ref    *Lock
+	head   *Lock // HEAD.lock while a branch moves, so HEAD cannot switch
+}
+
+// LockRef locks the ref HEAD resolves to and checks that HEAD still names
+// branch and that the ref still holds want. On a mismatch it releases the
+// locks and refuses StaleRevision, with no side effect.
+func (r *Repo) LockRef(branch string, want plumbing.Hash) (*RefLock, error) {
+	rl := &RefLock{r: r, Name: branch}
+	var err error
+	if rl.head, err = AcquireLock(filepath.Join(r.GitDir, "HEAD"), ".git/HEAD", LockWait); err != nil {
+		return nil, err
+	}
+	stale := func(why string) error {
+		rl.Rollback()
+		return changeset.Refuse(changeset.StaleRevision, "rebuild the preview with nika propose",
+			"the project changed since this preview (%s) · nothing was applied", why)
+	}
+	head, err := r.ReadHead()
+	if err != nil {
+		rl.Rollback()
+		return nil, err
+	}
+	if head.Branch != branch {
+		now := "a detached HEAD"
+		if head.Branch != "" {
+			now = ShortBranch(head.Branch)
+		}
+		was := "a detached HEAD"
+		if branch != "" {
+			was = ShortBranch(branch)
+		}
+		return nil, stale(fmt.Sprintf("HEAD was on %s and is now on %s", was, now))
+	}
+	if branch != "" {
+		if rl.ref, err = AcquireLock(r.refPath(branch), ".git/"+branch, LockWait); err != nil {
+			rl.Rollback()
+			return nil, err
+		}
+		if rl.Old, err = r.ReadRef(branch); err != nil {
+			rl.Rollback()
+			return nil, err
+		}
+	} else {
+		rl.Name = "HEAD"
+		rl.Old = head.Commit
+	}
+	if rl.Old != want {
+		return nil, stale(fmt.Sprintf("%s moved from %s to %s", ShortBranch(rl.Name), short(want), short(rl.Old)))
+	}
+	return rl, nil
+}
+
+func short(h plumbing.Hash) string {
+	if h.IsZero() {
+		return "nothing (unborn)"
+	}
+	return h.String()[:12]
+}
+
+// Commit moves the ref to new, then appends the reflog entries.
+func (rl *RefLock) Commit(new plumbing.Hash, sig object.Signature, msg string) error {
+	lk := rl.ref
+	if lk == nil {
+		lk = rl.head
+	}
+	if err := lk.Write([]byte(new.String() + "\n")); err != nil {
+		rl.Rollback()
+		return err
+	}
+	if err := lk.Commit(); err != nil {
+		rl.Rollback()
+		return err
+	}
+	line := reflogLine(rl.Old, new, sig, msg)
+	var errs []error
+	if rl.ref != nil {
+		errs = append(errs, rl.r.appendReflog(rl.Name, line))
+	}
+	errs = append(errs, rl.r.appendReflog("HEAD", line))
+	rl.Rollback() // releases HEAD.lock when a branch moved
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Rollback releases every lock without moving anything.
+func (rl *RefLock) Rollback() {
+	if rl.ref != nil {
+		rl.ref.Rollback()
+	}
+	if rl.head != nil {
+		rl.head.Rollback()
+	}
+}
+
+func reflogLine(old, new plumbing.Hash, sig object.Signature, msg string) string {
+	_, off := sig.When.Zone()
+	sign := '+'
+	if off < 0 {
+		sign, off = '-', -off
+	}
+	msg = strings.ReplaceAll(strings.TrimSpace(msg), "\n", " ")
+	return fmt.Sprintf("%s %s %s <%s> %d %c%02d%02d\t%s\n", old, new, sig.Name, sig.Email, sig.When.Unix(), sign, off/3600, (off%3600)/60, msg)
+}
+
+// appendReflog appends one line to logs/<ref>, creating it as git does when
+// core.logAllRefUpdates is on (the default with a working tree).
+func (r *Repo) appendReflog(ref, line string) error {
+	dir := r.GitDir
+	if ref != "HEAD" {
+		dir = r.CommonDir
+	}
+	p := filepath.Join(dir, "logs", filepath.FromSlash(ref))
+	if _, err := os.Stat(p); err != nil && !r.Config.Bool("core.logAllRefUpdates", true) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return ioRefusal("write the reflog", err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	if err != nil {
+		return ioRefusal("write the reflog", err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(line); err != nil {
+		return ioRefusal("write the reflog", err)
+	}
+	return nil
+}

@@ -1,0 +1,163 @@
+package gitstage
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nika-dev/nika/changeset"
+)
+
+// State is where a proposal is in its life.
+type State string
+
+const (
+	Pending   State = "pending"
+	Applied   State = "applied"
+	Discarded State = "discarded"
+	Stale     State = "stale"
+)
+
+// Record is one proposal in the registry under .git/nika/proposals/. The
+// commit holds the content; the record holds what git cannot: the branch it
+// was built for, and its state.
+type Record struct {
+	ID      string `json:"id"`
+	Commit  string `json:"commit"`
+	Base    string `json:"base"`
+	Branch  string `json:"branch"`
+	Goal    string `json:"goal"`
+	State   State  `json:"state"`
+	Created int64  `json:"created"`
+	Decided int64  `json:"decided,omitempty"`
+	// Applied is the commit the branch moved to (the proposal commit).
+	Applied string `json:"applied,omitempty"`
+}
+
+func (r *Repo) registryDir() string { return filepath.Join(r.NikaDir(), "proposals") }
+
+// Register records a new pending proposal.
+func (r *Repo) Register(p *changeset.Proposal) (*Record, error) {
+	rec := &Record{ID: p.ID, Commit: p.Commit, Base: p.Set.Base, Branch: p.Set.Branch, Goal: p.Set.Goal, State: Pending, Created: time.Now().Unix()}
+	if old, err := r.readRecord(p.ID); err == nil {
+		// The same proposal again: the id binds the same bytes and base.
+		// Keep its state; a consumed proposal stays consumed.
+		return old, nil
+	}
+	return rec, r.SaveRecord(rec)
+}
+
+// SaveRecord writes a record through a temp file and a rename.
+func (r *Repo) SaveRecord(rec *Record) error {
+	dir := r.registryDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ioRefusal("create the registry", err)
+	}
+	b, _ := json.MarshalIndent(rec, "", "  ")
+	return writeFileAtomic(filepath.Join(dir, rec.ID+".json"), append(b, '\n'))
+}
+
+func (r *Repo) readRecord(id string) (*Record, error) {
+	b, err := os.ReadFile(filepath.Join(r.registryDir(), id+".json"))
+	if err != nil {
+		return nil, err
+	}
+	var rec Record
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, changeset.Refuse(changeset.Internal, "remove the file to forget the proposal", "the registry record %s is corrupt: %v", id, err)
+	}
+	return &rec, nil
+}
+
+// Records lists every proposal, newest first.
+func (r *Repo) Records() ([]*Record, error) {
+	ents, err := os.ReadDir(r.registryDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, ioRefusal("read the registry", err)
+	}
+	var out []*Record
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || len(id) != 64 {
+			continue
+		}
+		rec, err := r.readRecord(id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Created != out[j].Created {
+			return out[i].Created > out[j].Created
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// MinPrefix is the shortest id prefix nika accepts.
+const MinPrefix = 8
+
+// Find resolves an id or a unique prefix of at least MinPrefix characters.
+func (r *Repo) Find(prefix string) (*Record, error) {
+	prefix = strings.ToLower(strings.TrimSpace(prefix))
+	if len(prefix) < MinPrefix || strings.Trim(prefix, "0123456789abcdef") != "" {
+		return nil, changeset.Refuse(changeset.Invalid, "give at least 8 hex characters of the id, as nika list shows it",
+			"%q is not a proposal id or a prefix of at least %d hex characters", prefix, MinPrefix)
+	}
+	if len(prefix) == 64 {
+		if rec, err := r.readRecord(prefix); err == nil {
+			return rec, nil
+		}
+	}
+	recs, err := r.Records()
+	if err != nil {
+		return nil, err
+	}
+	var hits []*Record
+	for _, rec := range recs {
+		if strings.HasPrefix(rec.ID, prefix) {
+			hits = append(hits, rec)
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return nil, changeset.Refuse(changeset.NotFound, "run nika list to see the pending proposals", "no proposal has the id %s", prefix)
+	case 1:
+		return hits[0], nil
+	}
+	return nil, changeset.Refuse(changeset.Ambiguous, "give more characters of the id", "%d proposals start with %s", len(hits), prefix)
+}
+
+// writeFileAtomic writes through a temp file in the same directory and a
+// rename, so readers see the old or the new bytes.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return ioRefusal("write "+filepath.Base(path), err)
+	}
+	name := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(name)
+		return ioRefusal("write "+filepath.Base(path), err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(name)
+		return ioRefusal("write "+filepath.Base(path), err)
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return ioRefusal("write "+filepath.Base(path), err)
+	}
+	return nil
+}
