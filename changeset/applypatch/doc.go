@@ -1,0 +1,49 @@
+// Package applypatch reads the apply_patch format that coding models are
+// trained to emit (OpenAI Codex's "*** Begin Patch" … "*** End Patch"), and
+// turns it into a changeset.Draft.
+//
+// # Why a parser of its own
+//
+// apply_patch is not a unified diff: its chunks carry no line numbers, only
+// context lines that must be found in the file. Models write it from memory
+// of the file, so the context is often a little off (trailing spaces, curly
+// quotes, a blank line between chunks). The tool that models were trained
+// against forgives much of that, and also forgives things nika must not:
+// it overwrites an existing file on "Add File", moves onto a destination it
+// never read, applies the first half of a patch and leaves it there when the
+// second half fails, and picks the first of two places a chunk could go.
+//
+// nika reads the same payloads, forgives the same harmless noise, and refuses
+// everything that would write bytes nobody saw:
+//
+//   - A chunk must match exactly one place in the part of the file after the
+//     previous chunk. Two places are refused, naming both line numbers.
+//   - Context is matched exactly first, then ignoring trailing whitespace,
+//     then ignoring surrounding whitespace, then with typographic
+//     punctuation folded to ASCII. The first level that finds anything
+//     decides; a looser level never overrides a stricter one.
+//   - Lines a chunk keeps (its context) are copied from the file, never from
+//     the patch, so a fuzzy match never rewrites an unchanged line.
+//   - "*** End of File" anchors a chunk at the end of the file; it is not a
+//     hint that may be ignored.
+//   - "*** Add File" needs an absent path and "*** Move to" an absent
+//     destination; the resolver refuses otherwise.
+//   - The whole patch resolves, or none of it does.
+//
+// # What is accepted around the patch
+//
+// Models rarely send the bare payload. Parse accepts, before "*** Begin
+// Patch" and after "*** End Patch", blank lines, markdown fences, and a shell
+// heredoc wrapper (`apply_patch <<'EOF'` … `EOF`, `cat <<EOF | apply_patch`).
+// Markers may carry surrounding whitespace. The first chunk of an update may
+// omit its "@@" line. A unified-diff style header "@@ -3,4 +3,5 @@ func f()"
+// is read as "@@ func f()". Any other text around the patch is refused:
+// prose belongs to the reply format, and guessing where a patch ends is how
+// bytes nobody reviewed get written.
+//
+// # Purity
+//
+// Parse reads only its input. The Edit of an update is a pure function of
+// the base bytes: the resolver calls it with the file as it is in HEAD, and
+// its result is the exact content that is previewed, staged and applied.
+package applypatch

@@ -1,0 +1,331 @@
+package applypatch
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/nika-dev/nika/changeset"
+)
+
+// pline is one line of a chunk: kind ' ' (context), '-' (removed) or '+'
+// (added), and its text without the prefix.
+type pline struct {
+	kind byte
+	text string
+}
+
+// chunk is one "@@" section of an update.
+type chunk struct {
+	n         int    // 1-based number of the chunk within its file
+	line      int    // input line where it starts (its @@ line, or its first line)
+	header    string // the context line of "@@ <context>"
+	hasHeader bool
+	lines     []pline
+	eof       bool // "*** End of File": the chunk ends at the end of the file
+}
+
+// old is what the chunk expects in the file: its context and removed lines.
+func (c *chunk) old() []string {
+	var out []string
+	for _, l := range c.lines {
+		if l.kind != '+' {
+			out = append(out, l.text)
+		}
+	}
+	return out
+}
+
+// edit is the changeset.Edit of one "*** Update File": its chunks, applied
+// in order to the base bytes.
+type edit struct {
+	path   string
+	chunks []chunk
+}
+
+// replacement replaces n base lines from start with lines.
+type replacement struct {
+	start, n int
+	lines    []string
+}
+
+// Apply locates every chunk in base, in order and without overlap, and
+// returns the new bytes. It never modifies base.
+func (e *edit) Apply(base []byte) ([]byte, error) {
+	doc := splitText(base)
+	m := newMatcher(doc.lines)
+	var reps []replacement
+	cursor := 0 // chunks are searched from here: the end of the previous one
+	for i := range e.chunks {
+		c := &e.chunks[i]
+		from := cursor
+		if c.hasHeader {
+			h, ok := m.first(c.header, from)
+			if !ok {
+				suffix := ""
+				if i > 0 {
+					suffix = fmt.Sprintf(" after chunk %d", i)
+				}
+				return nil, e.refuse(c, "the line %s of its @@ header is not in the file%s", show(c.header), suffix)
+			}
+			from = h + 1
+		}
+		old := c.old()
+		var start int
+		switch {
+		case len(old) == 0 && c.hasHeader && !c.eof:
+			start = from // only added lines: right after the @@ line
+		case len(old) == 0:
+			start = len(doc.lines) // only added lines: at the end of the file
+		case c.eof:
+			start = len(doc.lines) - len(old)
+			if start < from || !m.at(old, start) {
+				return nil, e.refuse(c, "%s not the last lines of the file%s, as its *** End of File says", e.these(len(old), "are", "is"), e.after(i))
+			}
+		default:
+			at := m.find(old, from)
+			switch {
+			case len(at) > 1:
+				return nil, &changeset.Error{Class: changeset.Invalid,
+					Text: fmt.Sprintf("patch line %d: chunk %d of %s: %s in the file twice, at lines %d and %d%s", c.line, c.n, changeset.Quote(e.path), e.these(len(old), "are", "is"), at[0]+1, at[1]+1, e.after(i)),
+					Hint: "add context lines to the chunk (or an @@ line) so that it matches one place"}
+			case len(at) == 0:
+				if from > 0 {
+					if before := m.find(old, 0); len(before) > 0 && before[0] < from {
+						return nil, e.refuse(c, "%s at line %d of the file, before %s; chunks must follow the order of the file", e.these(len(old), "are", "is"), before[0]+1, e.prior(c, i))
+					}
+				}
+				return nil, e.refuse(c, "%s not in the file%s", e.these(len(old), "are", "is"), e.after(i))
+			}
+			start = at[0]
+		}
+		reps = append(reps, replacement{start: start, n: len(old), lines: c.apply(doc.lines[start : start+len(old)])})
+		cursor = start + len(old)
+	}
+	return doc.rebuild(reps), nil
+}
+
+// apply returns the lines that replace matched: the chunk's added lines, and
+// its context lines as the file has them (so that a fuzzy match never
+// rewrites a line the chunk keeps).
+func (c *chunk) apply(matched []string) []string {
+	out := []string{}
+	k := 0
+	for _, l := range c.lines {
+		switch l.kind {
+		case ' ':
+			out = append(out, matched[k])
+			k++
+		case '-':
+			k++
+		case '+':
+			out = append(out, l.text)
+		}
+	}
+	return out
+}
+
+func (e *edit) refuse(c *chunk, format string, args ...any) *changeset.Error {
+	return changeset.Refuse(changeset.Invalid, "rebuild the patch against the current file",
+		"patch line %d: chunk %d of %s: "+format, append([]any{c.line, c.n, changeset.Quote(e.path)}, args...)...)
+}
+
+func (e *edit) these(n int, plural, singular string) string {
+	if n == 1 {
+		return "this context line " + singular
+	}
+	return fmt.Sprintf("these %d context lines %s", n, plural)
+}
+
+// after says where a chunk was searched, when not from the top.
+func (e *edit) after(i int) string {
+	c := &e.chunks[i]
+	switch {
+	case c.hasHeader:
+		return " after its @@ line"
+	case i > 0:
+		return fmt.Sprintf(" after chunk %d", i)
+	}
+	return ""
+}
+
+func (e *edit) prior(c *chunk, i int) string {
+	if c.hasHeader {
+		return "its @@ line"
+	}
+	return fmt.Sprintf("chunk %d", i)
+}
+
+// text is a file split into lines, with its line ending and final newline.
+type text struct {
+	lines   []string
+	crlf    bool // every line ends in "\r\n"
+	finalNL bool // the last line ends with a line ending
+}
+
+func splitText(b []byte) text {
+	s := string(b)
+	var t text
+	if s == "" {
+		return t
+	}
+	n := strings.Count(s, "\n")
+	t.crlf = n > 0 && strings.Count(s, "\r\n") == n
+	t.finalNL = strings.HasSuffix(s, "\n")
+	if t.finalNL {
+		s = s[:len(s)-1]
+		if t.crlf {
+			s = s[:len(s)-1]
+		}
+	}
+	sep := "\n"
+	if t.crlf {
+		sep = "\r\n"
+	}
+	t.lines = strings.Split(s, sep)
+	return t
+}
+
+// rebuild applies ordered, non-overlapping replacements. The file keeps its
+// line ending. It keeps a missing final newline unless a replacement reaches
+// the end of the file: the lines a patch writes end with a newline.
+func (t text) rebuild(reps []replacement) []byte {
+	var out []string
+	next := 0
+	finalNL := t.finalNL
+	for _, r := range reps {
+		out = append(out, t.lines[next:r.start]...)
+		out = append(out, r.lines...)
+		next = r.start + r.n
+		if next == len(t.lines) {
+			finalNL = true
+		}
+	}
+	out = append(out, t.lines[next:]...)
+	if len(out) == 0 {
+		return []byte{}
+	}
+	eol := "\n"
+	if t.crlf {
+		eol = "\r\n"
+	}
+	s := strings.Join(out, eol)
+	if finalNL {
+		s += eol
+	}
+	return []byte(s)
+}
+
+// The levels of matching, strictest first.
+var levels = []func(string) string{
+	func(s string) string { return s },
+	func(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) },
+	func(s string) string { return strings.TrimSpace(s) },
+	normalize,
+}
+
+// normalize trims s and folds typographic punctuation to ASCII.
+func normalize(s string) string {
+	s = strings.TrimSpace(s)
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212':
+			b.WriteByte('-')
+		case '\u2018', '\u2019', '\u201a', '\u201b', '\u2032':
+			b.WriteByte('\'')
+		case '\u201c', '\u201d', '\u201e', '\u201f', '\u2033', '\u00ab', '\u00bb':
+			b.WriteByte('"')
+		case '\u00a0', '\u2002', '\u2003', '\u2004', '\u2005', '\u2006', '\u2007', '\u2008', '\u2009', '\u200a', '\u202f', '\u205f', '\u3000':
+			b.WriteByte(' ')
+		case '\u2026':
+			b.WriteString("...")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// matcher finds line sequences in a file, level by level.
+type matcher struct {
+	lines []string
+	forms [][]string // the file's lines at each level, computed on demand
+}
+
+func newMatcher(lines []string) *matcher {
+	return &matcher{lines: lines, forms: make([][]string, len(levels))}
+}
+
+func (m *matcher) form(level int) []string {
+	if m.forms[level] == nil {
+		f := make([]string, len(m.lines))
+		for i, l := range m.lines {
+			f[i] = levels[level](l)
+		}
+		m.forms[level] = f
+	}
+	return m.forms[level]
+}
+
+func folded(pattern []string, level int) []string {
+	out := make([]string, len(pattern))
+	for i, l := range pattern {
+		out[i] = levels[level](l)
+	}
+	return out
+}
+
+func equalAt(lines, pattern []string, at int) bool {
+	for j, l := range pattern {
+		if lines[at+j] != l {
+			return false
+		}
+	}
+	return true
+}
+
+// find returns where pattern (non-empty) starts at or after from, at the
+// strictest level that finds it anywhere: one index, the first two of
+// several, or none.
+func (m *matcher) find(pattern []string, from int) []int {
+	for level := range levels {
+		lines, pat := m.form(level), folded(pattern, level)
+		var at []int
+		for i := from; i+len(pat) <= len(lines); i++ {
+			if equalAt(lines, pat, i) {
+				if at = append(at, i); len(at) == 2 {
+					break
+				}
+			}
+		}
+		if len(at) > 0 {
+			return at
+		}
+	}
+	return nil
+}
+
+// at reports whether pattern matches at index start, at any level.
+func (m *matcher) at(pattern []string, start int) bool {
+	for level := range levels {
+		if equalAt(m.form(level), folded(pattern, level), start) {
+			return true
+		}
+	}
+	return false
+}
+
+// first returns the first line at or after from that matches line, at the
+// strictest level that finds one.
+func (m *matcher) first(line string, from int) (int, bool) {
+	for level := range levels {
+		lines, l := m.form(level), levels[level](line)
+		for i := from; i < len(lines); i++ {
+			if lines[i] == l {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
