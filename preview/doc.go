@@ -8,4 +8,21 @@
 // repeat a preview exactly, lets `nika apply` show the very bytes it will
 // write, and lets `nika verify` re-derive the id from git objects alone. The
 // package does no I/O beyond the writer it is given and never imports git.
+//
+// The human text (Human) is what a person consents to. It reads like `git
+// show`: a header (proposal id, commit, base and branch, goal, run request),
+// one row per change with its blob and witness before and after, then a
+// git-style diff of every change, creates and deletes in full. No byte of
+// proposed content reaches the terminal raw: control characters (an escape
+// sequence, a carriage return), invalid UTF-8 and invisible format
+// characters (bidi overrides, zero-width, tags) are shown escaped, and each
+// line that holds one is flagged. Color is the caller's choice (Options).
+//
+// The JSON (JSON) carries the same identity without any file bytes; its
+// shape is documented in JSON.md.
+//
+// Both refuse, writing nothing, to render a proposal whose parts disagree
+// (ErrInconsistent): a witness that is not the blake3 of its bytes, a
+// change without the sides its kind needs, or a diff that would not
+// reproduce the proposed bytes.
 package preview

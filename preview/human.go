@@ -1,0 +1,367 @@
+package preview
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/nika-dev/nika/changeset"
+)
+
+// Options shape the human text. The caller decides color (NO_COLOR, TTY);
+// this package never looks at the terminal.
+type Options struct {
+	// Color adds git's diff colors: meta lines bold, hunk headers cyan,
+	// removed lines red, added lines green, escaped bytes in reverse video.
+	Color bool
+}
+
+// Input is everything a preview renders: the staged proposal and what the
+// checker said about its exact bytes.
+type Input struct {
+	Proposal *changeset.Proposal
+	// Repairs are the fix ladder's repairs to proposed bytes, made before
+	// staging (so the diff already includes them); may be nil.
+	Repairs []Repair
+	// Unchanged lists paths the input named whose bytes did not change; the
+	// preview says so, so that a silent no-op is never mistaken for a change.
+	Unchanged []changeset.Path
+}
+
+// Repair is one fix the checker's fix ladder made to a proposed file before
+// it was staged. It is a hook: the checker fills it once the ladder exists.
+type Repair struct {
+	Path    changeset.Path
+	Code    string // the finding code the repair resolves
+	Message string // what changed, for a human
+}
+
+// ErrInconsistent wraps every refusal to render a proposal whose parts do
+// not agree (a side missing for its kind, a witness that is not the blake3
+// of its bytes, a diff that would not reproduce the proposed bytes). Showing
+// such a proposal could show other bytes than apply writes.
+var ErrInconsistent = errors.New("preview: inconsistent proposal")
+
+// The lengths of short ids in the human text.
+const shortHex = 12
+
+// git's default diff colors.
+const (
+	cReset  = "\x1b[m"
+	cBold   = "\x1b[1m"
+	cCyan   = "\x1b[36m"
+	cRed    = "\x1b[31m"
+	cGreen  = "\x1b[32m"
+	cYellow = "\x1b[33m"
+	cRevOn  = "\x1b[7m"
+	cRevOff = "\x1b[27m"
+)
+
+type printer struct {
+	b     bytes.Buffer
+	color bool
+}
+
+// line writes one line, wrapped in the color code c when color is on.
+func (p *printer) line(c, s string) {
+	if p.color && c != "" {
+		p.b.WriteString(c)
+		p.b.WriteString(s)
+		p.b.WriteString(cReset)
+	} else {
+		p.b.WriteString(s)
+	}
+	p.b.WriteByte('\n')
+}
+
+func (p *printer) linef(c, format string, args ...any) { p.line(c, fmt.Sprintf(format, args...)) }
+
+// Human writes the text a human reads before consenting: a header (proposal
+// id, commit, base and branch, goal, run request), one row per change (kind,
+// class, blob and witness before → after, path), the paths named but
+// unchanged, then per change its exact bytes as a git-style diff: every line
+// of a create, a unified diff with three lines of context for an update or
+// a move, every removed line of a delete. Bytes a terminal would not show as
+// themselves are escaped and flagged. The text is a pure function of in and
+// opt: no times, no absolute paths. Nothing is written if the proposal is
+// inconsistent (ErrInconsistent).
+func Human(w io.Writer, in Input, opt Options) error {
+	changes, err := check(in.Proposal)
+	if err != nil {
+		return err
+	}
+	p := &printer{color: opt.Color}
+	pr := in.Proposal
+	s := &pr.Set
+
+	p.linef(cYellow, "proposal %s", pr.ID)
+	p.linef("", "commit   %s", pr.Commit)
+	p.linef("", "base     %s", baseText(s))
+	p.linef("", "goal     %s", safe(s.Goal))
+	if s.Run != nil {
+		p.linef("", "run      %s", runText(s.Run))
+	}
+	p.line("", "")
+
+	if len(changes) == 0 {
+		p.line(cBold, "nothing was proposed: this proposal changes no file")
+	} else {
+		p.linef(cBold, "%d %s", len(changes), plural(len(changes), "change", "changes"))
+		for _, c := range changes {
+			before, after := "absent", "absent"
+			wb, wa := "absent", "absent"
+			if c.Before != nil {
+				before, wb = short(c.Before.Blob), c.Before.Witness.String()
+			}
+			if c.After != nil {
+				after, wa = short(c.After.Blob), c.After.Witness.String()
+			}
+			p.linef("", "  %-6s  %-10s  %-12s → %-12s  %s", c.Kind, c.Class, before, after, pathText(c))
+			p.linef("", "  %-6s  %-10s  %s → %s", "", "witness", wb, wa)
+		}
+	}
+	for _, u := range sortedPaths(in.Unchanged) {
+		p.linef("", "  %-6s  %-10s  %s (named, but its bytes did not change)", "same", "", safe(string(u)))
+	}
+
+	for _, c := range changes {
+		p.line("", "")
+		if err := p.change(c); err != nil {
+			return err
+		}
+	}
+
+	if len(in.Repairs) > 0 {
+		p.line("", "")
+		p.line(cBold, "repairs made by the fix ladder before staging (the diffs above include them)")
+		rs := append([]Repair(nil), in.Repairs...)
+		sort.SliceStable(rs, func(i, j int) bool { return rs[i].Path < rs[j].Path })
+		for _, r := range rs {
+			p.linef("", "  %s %s %s", safe(string(r.Path)), safe(r.Code), safe(r.Message))
+		}
+	}
+
+	_, err = w.Write(p.b.Bytes())
+	return err
+}
+
+// check validates the proposal and returns its changes sorted by path, the
+// manifest's order.
+func check(pr *changeset.Proposal) ([]changeset.Change, error) {
+	if pr == nil {
+		return nil, fmt.Errorf("%w: no proposal", ErrInconsistent)
+	}
+	cs := append([]changeset.Change(nil), pr.Set.Changes...)
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Path < cs[j].Path })
+	for _, c := range cs {
+		q := changeset.Quote(string(c.Path))
+		var wantBefore, wantAfter bool
+		switch c.Kind {
+		case changeset.Create:
+			wantAfter = true
+		case changeset.Update, changeset.Move:
+			wantBefore, wantAfter = true, true
+		case changeset.Delete:
+			wantBefore = true
+		default:
+			return nil, fmt.Errorf("%w: change %s has unknown kind %q", ErrInconsistent, q, c.Kind)
+		}
+		if (c.Before != nil) != wantBefore || (c.After != nil) != wantAfter {
+			return nil, fmt.Errorf("%w: %s of %s has the wrong sides (before %s, after %s)",
+				ErrInconsistent, c.Kind, q, presence(c.Before), presence(c.After))
+		}
+		if (c.Kind == changeset.Move) != (c.From != "") {
+			return nil, fmt.Errorf("%w: %s of %s: only a move has a source", ErrInconsistent, c.Kind, q)
+		}
+		for _, sd := range []*changeset.Side{c.Before, c.After} {
+			if sd != nil && changeset.WitnessOf(sd.Bytes) != sd.Witness {
+				return nil, fmt.Errorf("%w: %s: witness %s is not the blake3 of the bytes", ErrInconsistent, q, sd.Witness)
+			}
+		}
+	}
+	return cs, nil
+}
+
+func presence(s *changeset.Side) string {
+	if s == nil {
+		return "absent"
+	}
+	return "present"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func short(h string) string {
+	if len(h) > shortHex {
+		return h[:shortHex]
+	}
+	return h
+}
+
+// branchName strips refs/heads/ from a full ref name.
+func branchName(ref string) string {
+	return strings.TrimPrefix(ref, "refs/heads/")
+}
+
+func baseText(s *changeset.Set) string {
+	base := "unborn"
+	if s.Base != "" {
+		base = short(s.Base)
+	}
+	if s.Branch == "" {
+		return base + " (detached HEAD)"
+	}
+	return base + " (" + safe(branchName(s.Branch)) + ")"
+}
+
+func runText(r *changeset.RunRequest) string {
+	var b strings.Builder
+	b.WriteString(safe(string(r.Workflow)))
+	b.WriteString(" after apply, max cost ")
+	b.WriteString(strconv.FormatFloat(r.MaxCostUSD, 'f', -1, 64))
+	b.WriteString(" USD")
+	if len(r.Vars) > 0 {
+		keys := make([]string, 0, len(r.Vars))
+		for k := range r.Vars {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString(", vars")
+		for _, k := range keys {
+			fmt.Fprintf(&b, " %s=%s", strconv.Quote(k), strconv.Quote(r.Vars[k]))
+		}
+	}
+	return b.String()
+}
+
+func pathText(c changeset.Change) string {
+	if c.Kind == changeset.Move {
+		return safe(string(c.From)) + " → " + safe(string(c.Path))
+	}
+	return safe(string(c.Path))
+}
+
+func sortedPaths(ps []changeset.Path) []changeset.Path {
+	out := append([]changeset.Path(nil), ps...)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// zeros is the "absent" blob in an index line, as git prints it.
+var zeros = strings.Repeat("0", shortHex)
+
+// change renders one change as git renders it in `git show`.
+func (p *printer) change(c changeset.Change) error {
+	src, dst := c.Path, c.Path
+	if c.Kind == changeset.Move {
+		src = c.From
+	}
+	a, b := "a/"+safe(string(src)), "b/"+safe(string(dst))
+	p.linef(cBold, "diff --git %s %s", a, b)
+
+	var hs []hunk
+	var err error
+	fromName, toName := a, b
+	switch c.Kind {
+	case changeset.Create:
+		p.linef(cBold, "new file mode %s", c.After.Mode)
+		p.linef(cBold, "index %s..%s", zeros, short(c.After.Blob))
+		fromName = "/dev/null"
+		hs = whole(c.After.Bytes, opInsert)
+	case changeset.Delete:
+		p.linef(cBold, "deleted file mode %s", c.Before.Mode)
+		p.linef(cBold, "index %s..%s", short(c.Before.Blob), zeros)
+		toName = "/dev/null"
+		hs = whole(c.Before.Bytes, opDelete)
+	case changeset.Update, changeset.Move:
+		if c.Before.Mode != c.After.Mode {
+			p.linef(cBold, "old mode %s", c.Before.Mode)
+			p.linef(cBold, "new mode %s", c.After.Mode)
+		}
+		same := bytes.Equal(c.Before.Bytes, c.After.Bytes)
+		if c.Kind == changeset.Move {
+			if same {
+				p.line(cBold, "similarity index 100%")
+			}
+			p.linef(cBold, "rename from %s", safe(string(src)))
+			p.linef(cBold, "rename to %s", safe(string(dst)))
+		}
+		if !same {
+			if c.Before.Mode == c.After.Mode {
+				p.linef(cBold, "index %s..%s %s", short(c.Before.Blob), short(c.After.Blob), c.After.Mode)
+			} else {
+				p.linef(cBold, "index %s..%s", short(c.Before.Blob), short(c.After.Blob))
+			}
+		}
+		if hs, err = unified(c.Before.Bytes, c.After.Bytes); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrInconsistent, changeset.Quote(string(c.Path)), err)
+		}
+	}
+	if len(hs) == 0 {
+		if c.Kind == changeset.Create || c.Kind == changeset.Delete {
+			p.line("", `\ empty file (0 bytes)`)
+		}
+		return nil
+	}
+	p.linef(cBold, "--- %s", fromName)
+	p.linef(cBold, "+++ %s", toName)
+
+	var total hidden
+	flagged := 0
+	for _, h := range hs {
+		for _, l := range h.lines {
+			if x := scan(l.text); x.any() {
+				total.add(x)
+				flagged++
+			}
+		}
+	}
+	if flagged > 0 {
+		p.linef(cRed+cBold, "! %d %s hidden characters (%s): each is shown escaped, the line is flagged, and \\\\ on a flagged line is one backslash",
+			flagged, plural(flagged, "line has", "lines have"), total)
+	}
+	for _, h := range hs {
+		p.line(cCyan, h.header())
+		for _, l := range h.lines {
+			p.diffLine(l)
+		}
+	}
+	return nil
+}
+
+// diffLine renders one line of a hunk: its op, its content (escaped if it
+// hides anything, then flagged), and git's marker if it has no newline.
+func (p *printer) diffLine(l diffLine) {
+	text, eol := strings.CutSuffix(l.text, "\n")
+	c := ""
+	switch l.op {
+	case opDelete:
+		c = cRed
+	case opInsert:
+		c = cGreen
+	}
+	x := scan(text)
+	if x.any() {
+		on, off := "", ""
+		if p.color {
+			on, off = cRevOn, cRevOff
+		}
+		text = escapeLine(text, on, off)
+	}
+	p.line(c, string(l.op)+text)
+	if x.any() {
+		p.linef("", `\ escaped above: %s`, x)
+	}
+	if !eol {
+		p.line("", `\ No newline at end of file`)
+	}
+}

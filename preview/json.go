@@ -1,0 +1,142 @@
+package preview
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"sort"
+
+	"github.com/nika-dev/nika/changeset"
+)
+
+// JSON writes the proposal as one JSON object followed by "\n", for hosts.
+// The shape is stable and documented in JSON.md:
+//
+//	{"type":"proposal",
+//	 "id":"<64 hex>", "commit":"<hex>", "tree":"<hex>",
+//	 "base":"<hex>"|null,            null when HEAD was unborn
+//	 "branch":"refs/heads/main"|null, the full ref; null for a detached HEAD
+//	 "goal":"...",
+//	 "run":null|{"workflow","vars":{},"max_cost_usd"},
+//	 "changes":[{"kind","path","from"(moves only),"class",
+//	             "before":null|{"blob","witness","mode"},
+//	             "after":null|{"blob","witness","mode"}}],   sorted by path
+//	 "unchanged":["path",...],
+//	 "audits":[],
+//	 "repairs":[{"path","code","message"}]}
+//
+// File bytes are never included: a host reads them from git by blob id, and
+// the witnesses bind them. No absolute host path appears (Set.Root is never
+// rendered). Arrays are [] when empty, never null.
+func JSON(w io.Writer, in Input) error {
+	changes, err := check(in.Proposal)
+	if err != nil {
+		return err
+	}
+	pr := in.Proposal
+	s := &pr.Set
+	out := jsonProposal{
+		Type:      "proposal",
+		ID:        pr.ID,
+		Commit:    pr.Commit,
+		Tree:      pr.Tree,
+		Goal:      s.Goal,
+		Changes:   make([]jsonChange, 0, len(changes)),
+		Unchanged: make([]string, 0, len(in.Unchanged)),
+		Audits:    []jsonAudit{},
+		Repairs:   make([]jsonRepair, 0, len(in.Repairs)),
+	}
+	if s.Base != "" {
+		out.Base = &s.Base
+	}
+	if s.Branch != "" {
+		out.Branch = &s.Branch
+	}
+	if s.Run != nil {
+		r := &jsonRun{Workflow: string(s.Run.Workflow), Vars: s.Run.Vars, MaxCostUSD: s.Run.MaxCostUSD}
+		if r.Vars == nil {
+			r.Vars = map[string]string{}
+		}
+		out.Run = r
+	}
+	for _, c := range changes {
+		jc := jsonChange{
+			Kind:   string(c.Kind),
+			Path:   string(c.Path),
+			From:   string(c.From),
+			Class:  string(c.Class),
+			Before: jsonSideOf(c.Before),
+			After:  jsonSideOf(c.After),
+		}
+		out.Changes = append(out.Changes, jc)
+	}
+	for _, u := range sortedPaths(in.Unchanged) {
+		out.Unchanged = append(out.Unchanged, string(u))
+	}
+	rs := append([]Repair(nil), in.Repairs...)
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Path < rs[j].Path })
+	for _, r := range rs {
+		out.Repairs = append(out.Repairs, jsonRepair{string(r.Path), r.Code, r.Message})
+	}
+
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+type jsonProposal struct {
+	Type      string       `json:"type"`
+	ID        string       `json:"id"`
+	Commit    string       `json:"commit"`
+	Tree      string       `json:"tree"`
+	Base      *string      `json:"base"`
+	Branch    *string      `json:"branch"`
+	Goal      string       `json:"goal"`
+	Run       *jsonRun     `json:"run"`
+	Changes   []jsonChange `json:"changes"`
+	Unchanged []string     `json:"unchanged"`
+	Audits    []jsonAudit  `json:"audits"`
+	Repairs   []jsonRepair `json:"repairs"`
+}
+
+type jsonRun struct {
+	Workflow   string            `json:"workflow"`
+	Vars       map[string]string `json:"vars"`
+	MaxCostUSD float64           `json:"max_cost_usd"`
+}
+
+type jsonChange struct {
+	Kind   string    `json:"kind"`
+	Path   string    `json:"path"`
+	From   string    `json:"from,omitempty"`
+	Class  string    `json:"class"`
+	Before *jsonSide `json:"before"`
+	After  *jsonSide `json:"after"`
+}
+
+type jsonSide struct {
+	Blob    string `json:"blob"`
+	Witness string `json:"witness"`
+	Mode    string `json:"mode"`
+}
+
+func jsonSideOf(s *changeset.Side) *jsonSide {
+	if s == nil {
+		return nil
+	}
+	return &jsonSide{Blob: s.Blob, Witness: s.Witness.String(), Mode: s.Mode.String()}
+}
+
+// jsonAudit is filled once the checker is wired in.
+type jsonAudit struct{}
+
+type jsonRepair struct {
+	Path    string `json:"path"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
