@@ -1,0 +1,607 @@
+package gitindex
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"strings"
+	"time"
+)
+
+// Time is a timestamp as the index stores it: 32-bit seconds and nanoseconds.
+type Time struct {
+	Sec, Nsec uint32
+}
+
+// Stat is the cached stat data of an entry. git compares it with lstat(2) of
+// the file to decide, without reading the file, that the file is unchanged.
+type Stat struct {
+	Ctime, Mtime       Time
+	Dev, Ino, UID, GID uint32
+	Size               uint32 // the file size, truncated to 32 bits
+}
+
+// Entry is one index entry.
+type Entry struct {
+	Path string // slash-separated, relative to the top of the worktree
+	Mode uint32 // 0o100644, 0o100755, 0o120000 (symlink) or 0o160000 (gitlink)
+	Hash []byte // the object id: 20 bytes (SHA-1) or 32 bytes (SHA-256)
+	Stat
+	Stage        int  // 0 for a merged entry; 1 (base), 2 (ours), 3 (theirs) in a conflict
+	AssumeValid  bool // git update-index --assume-unchanged
+	SkipWorktree bool // sparse checkout / git update-index --skip-worktree (version 3+)
+	IntentToAdd  bool // git add -N (version 3+)
+
+	// fresh is set by Set: the caller vouches that Stat describes a file
+	// whose content is Hash, so the entry is never smudged as racy.
+	fresh bool
+}
+
+// Mode values of index entries.
+const (
+	ModeFile       uint32 = 0o100644
+	ModeExecutable uint32 = 0o100755
+	ModeSymlink    uint32 = 0o120000
+	ModeGitlink    uint32 = 0o160000
+	modeTypeMask   uint32 = 0o170000
+	modeDir        uint32 = 0o040000
+)
+
+// Index is a decoded index file.
+type Index struct {
+	// Version is 2, 3 or 4. Encode writes this version, except that a
+	// version 2 index with skip-worktree or intent-to-add entries is written
+	// as version 3, as git does.
+	Version uint32
+	// HashSize is the size of object ids: 20 (SHA-1) or 32 (SHA-256). The
+	// trailer uses the same algorithm.
+	HashSize int
+	// Entries, sorted as git sorts them: by path bytes, then by stage.
+	// Change them with Set and Remove, which keep the order and the
+	// extensions right. Refreshing the Stat of an entry in place is fine.
+	Entries []Entry
+	// SkipHash is true when the trailer was all zeros (index.skipHash).
+	// Encode then writes a zero trailer too.
+	SkipHash bool
+	// ModTime is the modification time of the index file that was read
+	// (ReadFile sets it). When it is set, Encode smudges the entries that
+	// were racily clean in that file, the way git does (see Encode).
+	ModTime time.Time
+
+	exts         []extension
+	tree         *treeNode // parsed TREE, once an edit needed it
+	treeState    int       // treeRaw, treeParsed, treeBad
+	ieot         []uint32  // IEOT block sizes (entries per block), nil if none
+	changed      bool      // Set or Remove changed something
+	pathsChanged bool      // entries were added or removed
+
+	// test hooks, to prove that the tests would notice a missing step
+	noInvalidate, noSmudge bool
+}
+
+type extension struct {
+	sig  string
+	data []byte
+}
+
+const (
+	treeRaw = iota
+	treeParsed
+	treeBad
+)
+
+const headerSize = 12
+
+// New returns an empty version 2 index for object ids of hashSize bytes.
+func New(hashSize int) *Index {
+	return &Index{Version: 2, HashSize: hashSize}
+}
+
+func newHash(hashSize int) hash.Hash {
+	if hashSize == 32 {
+		return sha256.New()
+	}
+	return sha1.New()
+}
+
+// Decode parses an index file. hashSize is 20 for SHA-1 repositories and 32
+// for SHA-256 ones. It verifies the trailer (a zero trailer is accepted, as
+// written with index.skipHash), the entry order, and refuses split and sparse
+// indexes and unknown mandatory extensions. Decode does not retain b.
+func Decode(b []byte, hashSize int) (*Index, error) {
+	if hashSize != 20 && hashSize != 32 {
+		return nil, ErrHashSize
+	}
+	if len(b) < headerSize+hashSize {
+		return nil, corrupt(0, "the file is %d bytes long, too short for an index", len(b))
+	}
+	if string(b[:4]) != "DIRC" {
+		return nil, corrupt(0, "the signature is %q, not \"DIRC\"", b[:4])
+	}
+	ver := binary.BigEndian.Uint32(b[4:])
+	if ver < 2 || ver > 4 {
+		return nil, fmt.Errorf("%w: the file has version %d", ErrUnsupportedVersion, ver)
+	}
+	body := len(b) - hashSize
+	ix := &Index{Version: ver, HashSize: hashSize}
+	if allZero(b[body:]) {
+		ix.SkipHash = true
+	} else {
+		h := newHash(hashSize)
+		h.Write(b[:body])
+		if !bytes.Equal(h.Sum(nil), b[body:]) {
+			return nil, ErrChecksum
+		}
+	}
+
+	n := int(binary.BigEndian.Uint32(b[8:]))
+	fixed := 40 + hashSize + 2
+	if n > (body-headerSize)/(fixed+2) {
+		return nil, corrupt(8, "the header claims %d entries, more than the file can hold", n)
+	}
+	entries := make([]Entry, n)
+	hashes := make([]byte, n*hashSize)
+	ends := make([]int, n)
+	arenaCap := body - headerSize
+	if ver == 4 {
+		arenaCap *= 2
+	}
+	arena := make([]byte, 0, arenaCap)
+	p := headerSize
+	prevStart, prevStage := 0, 0
+	for i := range entries {
+		start := p
+		if body-p < fixed {
+			return nil, corrupt(p, "entry %d is truncated", i)
+		}
+		e := &entries[i]
+		e.Ctime = Time{be32(b, p), be32(b, p+4)}
+		e.Mtime = Time{be32(b, p+8), be32(b, p+12)}
+		e.Dev = be32(b, p+16)
+		e.Ino = be32(b, p+20)
+		e.Mode = be32(b, p+24)
+		e.UID = be32(b, p+28)
+		e.GID = be32(b, p+32)
+		e.Size = be32(b, p+36)
+		e.Hash = hashes[i*hashSize : (i+1)*hashSize : (i+1)*hashSize]
+		copy(e.Hash, b[p+40:])
+		flags := binary.BigEndian.Uint16(b[p+40+hashSize:])
+		p += fixed
+		e.AssumeValid = flags&0x8000 != 0
+		e.Stage = int(flags>>12) & 3
+		nameLen := int(flags & 0xfff)
+		if flags&0x4000 != 0 {
+			if ver < 3 {
+				return nil, corrupt(start, "entry %d has extended flags in a version 2 index", i)
+			}
+			if body-p < 2 {
+				return nil, corrupt(p, "entry %d is truncated", i)
+			}
+			xf := binary.BigEndian.Uint16(b[p:])
+			p += 2
+			if xf&^0x6000 != 0 {
+				return nil, corrupt(p-2, "entry %d has unknown extended flags %#04x", i, xf)
+			}
+			e.SkipWorktree = xf&0x4000 != 0
+			e.IntentToAdd = xf&0x2000 != 0
+		}
+		nameStart := len(arena)
+		if ver == 4 {
+			strip, k := decodeVarint(b[p:body])
+			if k == 0 {
+				return nil, corrupt(p, "entry %d has a malformed path prefix length", i)
+			}
+			p += k
+			prevLen := nameStart - prevStart
+			if strip > uint64(prevLen) {
+				return nil, corrupt(p-k, "entry %d strips %d bytes of a %d-byte previous path", i, strip, prevLen)
+			}
+			arena = append(arena, arena[prevStart:nameStart-int(strip)]...)
+			nul := bytes.IndexByte(b[p:body], 0)
+			if nul < 0 {
+				return nil, corrupt(p, "the path of entry %d is not terminated", i)
+			}
+			arena = append(arena, b[p:p+nul]...)
+			p += nul + 1
+		} else {
+			nul := bytes.IndexByte(b[p:body], 0)
+			if nul < 0 {
+				return nil, corrupt(p, "the path of entry %d is not terminated", i)
+			}
+			arena = append(arena, b[p:p+nul]...)
+			p = start + ((p - start + nul + 8) &^ 7)
+			if p > body {
+				return nil, corrupt(start, "entry %d runs past the end of the entries", i)
+			}
+		}
+		name := arena[nameStart:]
+		if len(name) == 0 {
+			return nil, corrupt(start, "entry %d has an empty path", i)
+		}
+		if (nameLen < 0xfff && len(name) != nameLen) || (nameLen == 0xfff && len(name) < 0xfff) {
+			return nil, corrupt(start, "entry %d: the path is %d bytes but the flags say %d", i, len(name), nameLen)
+		}
+		if e.Mode&modeTypeMask == modeDir {
+			return nil, ErrSparseIndex
+		}
+		if i > 0 {
+			c := bytes.Compare(arena[prevStart:nameStart], name)
+			switch {
+			case c > 0:
+				return nil, corrupt(start, "entry %d (%q) is out of order", i, name)
+			case c == 0 && (prevStage == 0 || e.Stage == 0):
+				return nil, corrupt(start, "entry %d (%q): a merged entry and a conflict entry for the same path", i, name)
+			case c == 0 && e.Stage <= prevStage:
+				return nil, corrupt(start, "entry %d (%q): stages out of order", i, name)
+			}
+		}
+		prevStart, prevStage = nameStart, e.Stage
+		ends[i] = len(arena)
+	}
+	paths := string(arena)
+	from := 0
+	for i := range entries {
+		entries[i].Path = paths[from:ends[i]]
+		from = ends[i]
+	}
+	ix.Entries = entries
+
+	// Extensions: one copy for all of their bytes.
+	rest := append([]byte(nil), b[p:body]...)
+	for q := 0; q < len(rest); {
+		if len(rest)-q < 8 {
+			return nil, corrupt(p+q, "a truncated extension header")
+		}
+		sig := string(rest[q : q+4])
+		size := binary.BigEndian.Uint32(rest[q+4:])
+		if uint64(size) > uint64(len(rest)-q-8) {
+			return nil, corrupt(p+q, "extension %q claims %d bytes, more than the file holds", sig, size)
+		}
+		data := rest[q+8 : q+8+int(size) : q+8+int(size)]
+		switch {
+		case sig == "link":
+			return nil, &ExtensionError{Signature: sig, kind: ErrSplitIndex}
+		case sig == "sdir":
+			return nil, &ExtensionError{Signature: sig, kind: ErrSparseIndex}
+		case sig[0] < 'A' || sig[0] > 'Z':
+			return nil, &ExtensionError{Signature: sig, kind: ErrMandatoryExtension}
+		}
+		if sig == "IEOT" {
+			ix.ieot = parseIEOT(data, n)
+		}
+		ix.exts = append(ix.exts, extension{sig: sig, data: data})
+		q += 8 + int(size)
+	}
+	return ix, nil
+}
+
+// parseIEOT returns the block sizes of an index entry offset table, or nil
+// if it is malformed or does not cover exactly n entries.
+func parseIEOT(data []byte, n int) []uint32 {
+	if len(data) < 4 || binary.BigEndian.Uint32(data) != 1 || (len(data)-4)%8 != 0 {
+		return nil
+	}
+	var blocks []uint32
+	total := 0
+	for q := 4; q < len(data); q += 8 {
+		c := binary.BigEndian.Uint32(data[q+4:])
+		total += int(c)
+		if c == 0 || total > n {
+			return nil
+		}
+		blocks = append(blocks, c)
+	}
+	if total != n {
+		return nil
+	}
+	return blocks
+}
+
+func be32(b []byte, p int) uint32 { return binary.BigEndian.Uint32(b[p:]) }
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeVarint decodes git's offset varint (as in varint.c). It returns the
+// value and the number of bytes read, or 0 bytes on overflow or truncation.
+func decodeVarint(b []byte) (uint64, int) {
+	if len(b) == 0 {
+		return 0, 0
+	}
+	c := b[0]
+	val := uint64(c & 127)
+	i := 1
+	for c&128 != 0 {
+		val++
+		if val == 0 || val&(uint64(127)<<57) != 0 {
+			return 0, 0
+		}
+		if i >= len(b) {
+			return 0, 0
+		}
+		c = b[i]
+		i++
+		val = val<<7 + uint64(c&127)
+	}
+	return val, i
+}
+
+// appendVarint appends git's offset varint encoding of v.
+func appendVarint(dst []byte, v uint64) []byte {
+	var buf [16]byte
+	pos := len(buf) - 1
+	buf[pos] = byte(v & 127)
+	for v >>= 7; v != 0; v >>= 7 {
+		v--
+		pos--
+		buf[pos] = 128 | byte(v&127)
+	}
+	return append(dst, buf[pos:]...)
+}
+
+// Encode returns the bytes of the index file: the same version that was
+// read (version 2 is promoted to 3 when an entry needs extended flags, as git
+// does), the entries, the extensions, and the trailer (the checksum, or zeros
+// when SkipHash is set).
+//
+// Extensions: optional extensions are kept byte for byte, except that
+//   - TREE (cache-tree) is rewritten with the nodes on the paths changed by
+//     Set and Remove invalidated; it is dropped if it cannot be parsed;
+//   - UNTR (untracked cache) is dropped when entries were added or removed,
+//     and FSMN (fsmonitor, a bitmap by entry position) when anything changed;
+//     git rebuilds both on its next refresh;
+//   - IEOT (entry offset table) is kept with recomputed offsets while its
+//     blocks still cover the entries, else dropped; EOIE (end of entries) is
+//     recomputed. Both are only hints for git's threaded reader.
+//
+// Racy git: if ModTime is set, every entry that Set did not write, whose
+// mtime is not older than ModTime (in whole seconds), and which git would
+// trust from its stat data, is written with size 0, so that git re-reads
+// the file instead of trusting stat data that the new index's later mtime
+// would make look clean. git does the same ("smudging") when it writes.
+func (ix *Index) Encode() ([]byte, error) {
+	hs := ix.HashSize
+	if hs != 20 && hs != 32 {
+		return nil, ErrHashSize
+	}
+	ver := ix.Version
+	if ver < 2 || ver > 4 {
+		return nil, fmt.Errorf("%w: version %d", ErrUnsupportedVersion, ver)
+	}
+	fixed := 40 + hs + 2
+	size := headerSize + hs
+	extended := false
+	for i := range ix.Entries {
+		e := &ix.Entries[i]
+		if e.Path == "" || strings.IndexByte(e.Path, 0) >= 0 {
+			return nil, invalid("entry %d has the path %q", i, e.Path)
+		}
+		if len(e.Hash) != hs {
+			return nil, invalid("entry %q has a %d-byte object id; the index uses %d bytes", e.Path, len(e.Hash), hs)
+		}
+		if e.Stage < 0 || e.Stage > 3 {
+			return nil, invalid("entry %q has stage %d", e.Path, e.Stage)
+		}
+		if i > 0 {
+			p := &ix.Entries[i-1]
+			if p.Path > e.Path || (p.Path == e.Path && (p.Stage >= e.Stage || p.Stage == 0)) {
+				return nil, invalid("entries %q (stage %d) and %q (stage %d) are out of order or duplicate", p.Path, p.Stage, e.Path, e.Stage)
+			}
+		}
+		if e.SkipWorktree || e.IntentToAdd {
+			extended = true
+			size += 2
+		}
+		size += fixed + len(e.Path) + 8 // v4 varint for up to 2^63 fits in 10; path+NUL+pad ≤ len+8
+		if ver == 4 {
+			size += 3
+		}
+	}
+	if ver == 2 && extended {
+		ver = 3
+	}
+	ix.Version = ver
+	ix.dropOnChange()
+	for _, x := range ix.exts {
+		size += 8 + len(x.data)
+	}
+	var treeData []byte
+	if ix.treeState == treeParsed {
+		treeData = ix.tree.encode(nil, hs)
+		size += len(treeData)
+	}
+
+	buf := make([]byte, headerSize, size+64)
+	copy(buf, "DIRC")
+	binary.BigEndian.PutUint32(buf[4:], ver)
+	binary.BigEndian.PutUint32(buf[8:], uint32(len(ix.Entries)))
+
+	var racySec uint32
+	smudge := !ix.ModTime.IsZero() && !ix.noSmudge
+	if smudge {
+		racySec = uint32(ix.ModTime.Unix())
+	}
+	var blockStarts []int // entry indices that start an IEOT block
+	var blockOffs []int
+	if ix.ieot != nil {
+		k := 0
+		for _, c := range ix.ieot {
+			blockStarts = append(blockStarts, k)
+			k += int(c)
+		}
+	}
+	nextBlock := 0
+	prev := ""
+	for i := range ix.Entries {
+		e := &ix.Entries[i]
+		reset := false
+		if nextBlock < len(blockStarts) && blockStarts[nextBlock] == i {
+			blockOffs = append(blockOffs, len(buf))
+			reset = i > 0
+			nextBlock++
+		}
+		start := len(buf)
+		buf = buf[:start+fixed]
+		s := e.Size
+		if smudge && !e.fresh && s != 0 && racySec <= e.Mtime.Sec && !e.AssumeValid && !e.SkipWorktree &&
+			(e.Mode&modeTypeMask == 0o100000 || e.Mode&modeTypeMask == ModeSymlink) {
+			s = 0
+		}
+		put32(buf, start, e.Ctime.Sec)
+		put32(buf, start+4, e.Ctime.Nsec)
+		put32(buf, start+8, e.Mtime.Sec)
+		put32(buf, start+12, e.Mtime.Nsec)
+		put32(buf, start+16, e.Dev)
+		put32(buf, start+20, e.Ino)
+		put32(buf, start+24, e.Mode)
+		put32(buf, start+28, e.UID)
+		put32(buf, start+32, e.GID)
+		put32(buf, start+36, s)
+		copy(buf[start+40:], e.Hash)
+		nl := len(e.Path)
+		if nl > 0xfff {
+			nl = 0xfff
+		}
+		flags := uint16(nl) | uint16(e.Stage)<<12
+		if e.AssumeValid {
+			flags |= 0x8000
+		}
+		xf := uint16(0)
+		if e.SkipWorktree {
+			xf |= 0x4000
+		}
+		if e.IntentToAdd {
+			xf |= 0x2000
+		}
+		if xf != 0 {
+			flags |= 0x4000
+		}
+		binary.BigEndian.PutUint16(buf[start+40+hs:], flags)
+		if xf != 0 {
+			buf = binary.BigEndian.AppendUint16(buf, xf)
+		}
+		if ver == 4 {
+			common := 0
+			if !reset {
+				for common < len(prev) && common < len(e.Path) && prev[common] == e.Path[common] {
+					common++
+				}
+			}
+			buf = appendVarint(buf, uint64(len(prev)-common))
+			buf = append(buf, e.Path[common:]...)
+			buf = append(buf, 0)
+			prev = e.Path
+		} else {
+			buf = append(buf, e.Path...)
+			end := start + ((len(buf) - start + 8) &^ 7)
+			for len(buf) < end {
+				buf = append(buf, 0)
+			}
+		}
+	}
+
+	// Extensions, in their original order. EOIE is recomputed: the offset
+	// of the first extension and the hash of the headers before it.
+	extStart := len(buf)
+	eoie := newHash(hs)
+	for _, x := range ix.exts {
+		data := x.data
+		switch x.sig {
+		case "TREE":
+			switch ix.treeState {
+			case treeBad:
+				continue
+			case treeParsed:
+				data = treeData
+			}
+		case "IEOT":
+			if ix.ieot == nil {
+				continue
+			}
+			data = make([]byte, 0, 4+8*len(ix.ieot))
+			data = binary.BigEndian.AppendUint32(data, 1)
+			for j, c := range ix.ieot {
+				data = binary.BigEndian.AppendUint32(data, uint32(blockOffs[j]))
+				data = binary.BigEndian.AppendUint32(data, c)
+			}
+		case "EOIE":
+			data = make([]byte, 4, 4+hs)
+			binary.BigEndian.PutUint32(data, uint32(extStart))
+			data = eoie.Sum(data)
+		}
+		var hdr [8]byte
+		copy(hdr[:], x.sig)
+		binary.BigEndian.PutUint32(hdr[4:], uint32(len(data)))
+		eoie.Write(hdr[:])
+		buf = append(buf, hdr[:]...)
+		buf = append(buf, data...)
+	}
+
+	if ix.SkipHash {
+		buf = append(buf, make([]byte, hs)...)
+	} else {
+		h := newHash(hs)
+		h.Write(buf)
+		buf = h.Sum(buf)
+	}
+	return buf, nil
+}
+
+// dropOnChange removes the extensions that an edit makes stale.
+func (ix *Index) dropOnChange() {
+	if ix.ieot != nil {
+		total := 0
+		for _, c := range ix.ieot {
+			total += int(c)
+		}
+		if total != len(ix.Entries) || ix.changed {
+			ix.ieot = nil
+		}
+	}
+	if !ix.changed {
+		return
+	}
+	kept := ix.exts[:0]
+	for _, x := range ix.exts {
+		switch {
+		case x.sig == "FSMN":
+			continue
+		case x.sig == "UNTR" && ix.pathsChanged:
+			continue
+		case x.sig == "IEOT" && ix.ieot == nil:
+			continue
+		}
+		kept = append(kept, x)
+	}
+	ix.exts = kept
+}
+
+func put32(b []byte, p int, v uint32) { binary.BigEndian.PutUint32(b[p:], v) }
+
+// Extensions returns the signatures of the extensions that Encode would
+// write now, in order.
+func (ix *Index) Extensions() []string {
+	var sigs []string
+	for _, x := range ix.exts {
+		if x.sig == "TREE" && ix.treeState == treeBad {
+			continue
+		}
+		if x.sig == "IEOT" && ix.ieot == nil {
+			continue
+		}
+		if ix.changed && (x.sig == "FSMN" || (x.sig == "UNTR" && ix.pathsChanged)) {
+			continue
+		}
+		sigs = append(sigs, x.sig)
+	}
+	return sigs
+}

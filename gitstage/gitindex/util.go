@@ -1,0 +1,5 @@
+package gitindex
+
+import "strconv"
+
+func strquote(s string) string { return strconv.Quote(s) }
