@@ -98,8 +98,8 @@ func Human(w io.Writer, in Input, opt Options) error {
 	pr := in.Proposal
 	s := &pr.Set
 
-	p.linef(cYellow, "proposal %s", pr.ID)
-	p.linef("", "commit   %s", pr.Commit)
+	p.linef(cYellow, "proposal %s", safe(pr.ID))
+	p.linef("", "commit   %s", safe(pr.Commit))
 	p.linef("", "base     %s", baseText(s))
 	p.linef("", "goal     %s", safe(s.Goal))
 	if s.Run != nil {
@@ -124,8 +124,12 @@ func Human(w io.Writer, in Input, opt Options) error {
 			p.linef("", "  %-6s  %-10s  %s → %s", "", "witness", wb, wa)
 		}
 	}
-	for _, u := range sortedPaths(in.Unchanged) {
-		p.linef("", "  %-6s  %-10s  %s (named, but its bytes did not change)", "same", "", safe(string(u)))
+	if n := len(in.Unchanged); n > 0 {
+		p.line("", "")
+		p.linef(cBold, "%d %s named but unchanged (the bytes are the same as in the base)", n, plural(n, "path", "paths"))
+		for _, u := range sortedPaths(in.Unchanged) {
+			p.linef("", "  %s", safe(string(u)))
+		}
 	}
 
 	for _, c := range changes {
@@ -200,11 +204,12 @@ func plural(n int, one, many string) string {
 	return many
 }
 
+// short abbreviates an object id for a human, as git does.
 func short(h string) string {
 	if len(h) > shortHex {
-		return h[:shortHex]
+		h = h[:shortHex]
 	}
-	return h
+	return safe(h)
 }
 
 // branchName strips refs/heads/ from a full ref name.

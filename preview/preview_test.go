@@ -341,3 +341,32 @@ func TestManifestBindsEveryField(t *testing.T) {
 		t.Error("the worktree root changes the ID")
 	}
 }
+
+// FuzzHumanHidesNothing: whatever the bytes, the plain text renders without
+// error, holds no raw control, invalid or invisible character (newline
+// apart), and colored text holds no ESC but our own.
+func FuzzHumanHidesNothing(f *testing.F) {
+	f.Add([]byte("a\nb\n"), []byte("a\x1b[2Jb\n\xff"))
+	f.Add([]byte("\r\n\u202e\n"), []byte(""))
+	f.Add([]byte("x"), []byte("x\n\x00\x7f\u0085\U000e0041"))
+	f.Fuzz(func(t *testing.T, before, after []byte) {
+		in := Input{Proposal: proposal(string(after), base,
+			create("new.txt", string(after)),
+			upd("old.txt", string(before), string(after)+"!"),
+		)}
+		var b bytes.Buffer
+		if err := Human(&b, in, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if h := scan(strings.ReplaceAll(b.String(), "\n", "")); h.any() {
+			t.Fatalf("raw hidden characters (%s) in:\n%q", h, b.String())
+		}
+		b.Reset()
+		if err := Human(&b, in, Options{Color: true}); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(knownSGR.ReplaceAll(b.Bytes(), nil), []byte{0x1b}) {
+			t.Fatalf("raw ESC in colored text:\n%q", b.String())
+		}
+	})
+}
