@@ -120,7 +120,11 @@ func Human(w io.Writer, in Input, opt Options) error {
 			if c.After != nil {
 				after, wa = short(c.After.Blob), c.After.Witness.String()
 			}
-			p.linef("", "  %-6s  %-10s  %-12s → %-12s  %s", c.Kind, c.Class, before, after, pathText(c))
+			flag := ""
+			if c.After != nil && scan(string(c.After.Bytes)).any() {
+				flag = "  ! hidden characters"
+			}
+			p.linef("", "  %-6s  %-10s  %-12s → %-12s  %s%s", c.Kind, c.Class, before, after, pathText(c), flag)
 			p.linef("", "  %-6s  %-10s  %s → %s", "", "witness", wb, wa)
 		}
 	}
