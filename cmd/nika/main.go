@@ -1,0 +1,95 @@
+// Command nika stages a model's proposed changes to a git project as a
+// commit no branch points at, shows exactly that commit, and applies it
+// only when a human types "yes" at the terminal.
+//
+// This is the door: it reads arguments, input and the terminal, prints,
+// and maps refusals to exit codes. The logic lives in the packages under
+// flow/.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/nika-dev/nika/changeset"
+)
+
+func main() {
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is main without the process: tests call it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	d := &door{stdin: stdin, stdout: stdout, stderr: stderr}
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if a == "--json" || a == "-json" || a == "--json=true" {
+			d.json = true
+		}
+	}
+	app := d.app()
+	err := app.Run(reorder(args))
+	if err == nil {
+		return d.code
+	}
+	var ee exitErr
+	if errors.As(err, &ee) {
+		return int(ee)
+	}
+	var ce *changeset.Error
+	if !errors.As(err, &ce) {
+		// urfave/cli usage errors and anything unclassified.
+		ce = &changeset.Error{Class: changeset.Invalid, Text: err.Error(), Hint: "run nika help"}
+		if d.repo != nil {
+			ce.Class = changeset.Internal
+		}
+	}
+	d.refuse(ce)
+	return exitCode(ce.Class)
+}
+
+// exitErr ends a command with a code after it printed its own output.
+type exitErr int
+
+func (e exitErr) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+func (d *door) app() *cli.App {
+	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print one JSON object (see docs/json.md)"}
+	return &cli.App{
+		Name:            "nika",
+		Usage:           "stage a model's proposal as a git commit, preview it exactly, apply it on your yes",
+		HideHelpCommand: true,
+		Writer:          d.stdout,
+		ErrWriter:       d.stderr,
+		Reader:          d.stdin,
+		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, sub bool) error {
+			return changeset.Refuse(changeset.Invalid, "run nika help "+c.Command.Name, "%v", err)
+		},
+		Commands: []*cli.Command{
+			{
+				Name:      "propose",
+				Usage:     "stage a proposal from a model's reply (a file, or - for stdin) and print its preview",
+				ArgsUsage: "[FILE|-]",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "goal", Aliases: []string{"m"}, Usage: "what the proposal is for; it becomes the commit message"},
+					&cli.StringSliceFlag{Name: "allow", Usage: "allow a supporting file (a path or a glob); repeatable"},
+					&cli.StringFlag{Name: "format", Value: "auto", Usage: "the input's format: auto, reply"},
+					&cli.IntFlag{Name: "max-input", Value: 16 << 20, Usage: "refuse inputs larger than this many bytes"},
+					jsonFlag,
+				},
+				Action: d.propose,
+			},
+			{Name: "show", Usage: "print a proposal's preview again, byte for byte", ArgsUsage: "ID", Flags: []cli.Flag{jsonFlag}, Action: d.show},
+			{Name: "apply", Usage: "show the preview, ask for yes on the terminal, and apply", ArgsUsage: "ID", Flags: []cli.Flag{jsonFlag}, Action: d.apply},
+			{Name: "discard", Usage: "discard a pending proposal", ArgsUsage: "ID", Flags: []cli.Flag{jsonFlag}, Action: d.discard},
+			{Name: "list", Usage: "list pending proposals", Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "all", Usage: "also list applied, discarded and stale ones"}}, Action: d.list},
+		},
+	}
+}

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/consent"
+	"github.com/nika-dev/nika/flow"
+	"github.com/nika-dev/nika/gitstage"
+	"github.com/nika-dev/nika/preview"
+)
+
+func (d *door) readInput(c *cli.Context, max int) ([]byte, error) {
+	var r io.Reader = d.stdin
+	name := "standard input"
+	if c.NArg() > 1 {
+		return nil, changeset.Refuse(changeset.Invalid, "give one file, or - for standard input", "nika propose takes one input, got %d", c.NArg())
+	}
+	if a := c.Args().First(); a != "" && a != "-" {
+		f, err := os.Open(a)
+		if err != nil {
+			return nil, changeset.Refuse(changeset.NotFound, "check the file name", "could not open the input %s: %v", changeset.Quote(a), unwrapPath(err))
+		}
+		defer f.Close()
+		r, name = f, changeset.Quote(a)
+	}
+	b, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
+	if err != nil {
+		return nil, changeset.Refuse(changeset.Io, "", "could not read %s: %v", name, err)
+	}
+	if len(b) > max {
+		return nil, changeset.Refuse(changeset.TooLarge, fmt.Sprintf("split the proposal, or raise the limit with --max-input"),
+			"%s is larger than the limit of %d bytes", name, max)
+	}
+	return b, nil
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// render builds the preview bytes of a proposal: the human text, or JSON.
+func (d *door) render(p *flow.Proposed) ([]byte, error) {
+	var b bytes.Buffer
+	in := preview.Input{Proposal: p.Proposal}
+	var err error
+	if d.json {
+		err = preview.JSON(&b, in)
+	} else {
+		err = preview.Human(&b, in, preview.Options{Color: d.colorOn()})
+	}
+	return b.Bytes(), err
+}
+
+func (d *door) propose(c *cli.Context) error {
+	r, err := d.openRepo()
+	if err != nil {
+		return err
+	}
+	input, err := d.readInput(c, c.Int("max-input"))
+	if err != nil {
+		return err
+	}
+	p, err := flow.Propose(r, flow.ProposeInput{Input: input, Format: c.String("format"), Goal: c.String("goal"), Allow: c.StringSlice("allow"), MaxInput: c.Int("max-input")})
+	if err != nil {
+		return err
+	}
+	if p.Empty() {
+		if d.json {
+			return d.writeJSON(map[string]any{"type": "nothing", "format": p.Format, "unchanged": pathStrings(p.Unchanged)})
+		}
+		if len(p.Unchanged) > 0 {
+			fmt.Fprintf(d.stdout, "nothing to propose: the named files already hold these bytes (%d unchanged)\n", len(p.Unchanged))
+		} else {
+			fmt.Fprintln(d.stdout, "nothing was proposed: the input names no file")
+		}
+		return nil
+	}
+	out, err := d.render(p)
+	if err != nil {
+		return err
+	}
+	if err := d.page(out); err != nil {
+		return err
+	}
+	for _, u := range p.Unchanged {
+		d.note("unchanged: %s already holds the proposed bytes", u)
+	}
+	if p.Record.State != gitstage.Pending {
+		d.note("this proposal was already %s", p.Record.State)
+	}
+	d.note("to apply it: nika apply %s", p.Proposal.ID[:12])
+	return nil
+}
+
+func (d *door) load(c *cli.Context) (*gitstage.Repo, *flow.Proposed, error) {
+	if c.NArg() != 1 {
+		return nil, nil, changeset.Refuse(changeset.Invalid, "run nika list to see the ids", "nika %s takes one proposal id", c.Command.Name)
+	}
+	r, err := d.openRepo()
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := flow.Load(r, c.Args().First())
+	return r, p, err
+}
+
+func (d *door) show(c *cli.Context) error {
+	_, p, err := d.load(c)
+	if err != nil {
+		return err
+	}
+	out, err := d.render(p)
+	if err != nil {
+		return err
+	}
+	return d.page(out)
+}
+
+func (d *door) apply(c *cli.Context) error {
+	r, p, err := d.load(c)
+	if err != nil {
+		return err
+	}
+	if err := flow.Pending(r, p); err != nil {
+		return err
+	}
+	tty, err := openTTY()
+	if err != nil {
+		return changeset.Refuse(changeset.NoConsent,
+			fmt.Sprintf("run nika apply %s in a terminal and type yes; consent is never read from a pipe or a flag", p.Proposal.ID[:12]),
+			"no terminal to ask for consent (%v) · nothing was applied", err)
+	}
+	defer tty.Close()
+	out, err := d.render(p)
+	if err != nil {
+		return err
+	}
+	if d.json {
+		// The human reads the preview on the terminal; stdout gets JSON.
+		var b bytes.Buffer
+		_ = preview.Human(&b, preview.Input{Proposal: p.Proposal}, preview.Options{})
+		tty.Write(b.Bytes())
+	} else if err := d.page(out); err != nil {
+		return err
+	}
+	fmt.Fprintf(tty, "Apply proposal %s to %s? Type yes to apply; anything else discards it: ", p.Proposal.ID[:12], branchName(p.Record.Branch))
+	line, err := bufio.NewReader(io.LimitReader(tty, 4096)).ReadString('\n')
+	if err != nil && line == "" {
+		line = ""
+	}
+	if consent.Decide(line) != consent.Yes {
+		if err := flow.Discard(r, p); err != nil {
+			return err
+		}
+		if d.json {
+			d.code = exitCode(changeset.NoConsent)
+			return d.writeJSON(map[string]any{"type": "declined", "id": p.Proposal.ID})
+		}
+		fmt.Fprintf(d.stderr, "not applied: the answer was not yes · proposal %s is discarded\n", p.Proposal.ID[:12])
+		return exitErr(exitCode(changeset.NoConsent))
+	}
+	res, err := flow.Apply(r, p, consent.Options{Sync: fsyncWanted(r)})
+	if err != nil {
+		return err
+	}
+	if d.json {
+		return d.writeJSON(map[string]any{"type": "applied", "id": p.Proposal.ID, "commit": res.Commit, "branch": branchName(p.Record.Branch), "paths": pathStrings(res.Paths)})
+	}
+	fmt.Fprintf(d.stdout, "applied %s: %s is now at %s (%d file(s))\n", p.Proposal.ID[:12], branchName(p.Record.Branch), res.Commit[:12], len(res.Paths))
+	return nil
+}
+
+func fsyncWanted(r *gitstage.Repo) bool {
+	_, a := r.Config.Get("core.fsync")
+	_, b := r.Config.Get("core.fsyncMethod")
+	return a || b || r.Config.Bool("core.fsyncObjectFiles", false)
+}
+
+func branchName(ref string) string {
+	if ref == "" {
+		return "HEAD (detached)"
+	}
+	return gitstage.ShortBranch(ref)
+}
+
+func (d *door) discard(c *cli.Context) error {
+	r, p, err := d.load(c)
+	if err != nil {
+		return err
+	}
+	if err := flow.Discard(r, p); err != nil {
+		return err
+	}
+	if d.json {
+		return d.writeJSON(map[string]any{"type": "discarded", "id": p.Proposal.ID})
+	}
+	fmt.Fprintf(d.stdout, "discarded %s\n", p.Proposal.ID[:12])
+	return nil
+}
+
+func (d *door) list(c *cli.Context) error {
+	r, err := d.openRepo()
+	if err != nil {
+		return err
+	}
+	recs, err := r.Records()
+	if err != nil {
+		return err
+	}
+	type item struct {
+		ID     string `json:"id"`
+		Commit string `json:"commit"`
+		Base   any    `json:"base"`
+		Branch string `json:"branch"`
+		Goal   string `json:"goal"`
+		State  string `json:"state"`
+	}
+	items := []item{}
+	for _, rec := range recs {
+		if rec.State != gitstage.Pending && !c.Bool("all") {
+			continue
+		}
+		var base any
+		if rec.Base != "" {
+			base = rec.Base
+		}
+		items = append(items, item{rec.ID, rec.Commit, base, branchName(rec.Branch), rec.Goal, string(rec.State)})
+	}
+	if d.json {
+		return d.writeJSON(map[string]any{"type": "list", "proposals": items})
+	}
+	if len(items) == 0 {
+		fmt.Fprintln(d.stdout, "no pending proposals")
+		return nil
+	}
+	for _, it := range items {
+		goal, _, _ := bytes.Cut([]byte(it.Goal), []byte("\n"))
+		if c.Bool("all") {
+			fmt.Fprintf(d.stdout, "%s  %-9s %-12s %s\n", it.ID[:12], it.State, it.Branch, goal)
+		} else {
+			fmt.Fprintf(d.stdout, "%s  %-12s %s\n", it.ID[:12], it.Branch, goal)
+		}
+	}
+	return nil
+}
+
+func pathStrings(ps []changeset.Path) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, string(p))
+	}
+	return out
+}

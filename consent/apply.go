@@ -1,0 +1,438 @@
+package consent
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"golang.org/x/sys/unix"
+
+	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/gitstage"
+	"github.com/nika-dev/nika/gitstage/gitindex"
+	"github.com/nika-dev/nika/safefs"
+)
+
+// Options tune an apply.
+type Options struct {
+	// Sync fsyncs each file and its directory before the branch moves
+	// (git's core.fsync); off by default, as in git.
+	Sync bool
+	// Fault, when set, is called before each step of the transaction with
+	// the step's name and, for per-file steps, the file's index; a non-nil
+	// error makes that step fail. Tests use it to prove rollback.
+	Fault func(step string, i int) error
+}
+
+// Result says what an apply did.
+type Result struct {
+	Commit string
+	Paths  []changeset.Path // every path written or removed, in order
+}
+
+// op is one filesystem step: write Path with After, or remove it.
+type op struct {
+	path    changeset.Path
+	before  *changeset.Side // nil: the path must be absent
+	after   *changeset.Side // nil: the path is removed
+	tmp     string          // the temp file (write) or the backup (removal)
+	created []string        // directories the write made
+	done    bool            // renamed into place (write) or aside (removal)
+}
+
+// Apply carries out a consented proposal: verify, write, index, ref. It
+// refuses with nothing written when HEAD, the branch or any witnessed byte
+// moved since the preview.
+func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Options) (*Result, error) {
+	fault := func(step string, i int) error {
+		if opt.Fault == nil {
+			return nil
+		}
+		return opt.Fault(step, i)
+	}
+	root, err := safefs.Open(r.Root)
+	if err != nil {
+		return nil, ioErr("open the working tree", err)
+	}
+	defer root.Close()
+
+	// 1. Locks, in git commit's order: the index, then HEAD and the branch.
+	ilock, err := gitindex.LockIndex(r.IndexPath(), gitstage.LockWait)
+	if err != nil {
+		if errors.Is(err, gitindex.ErrLocked) {
+			return nil, &changeset.Error{Class: changeset.Locked, Err: err,
+				Text: ".git/index.lock exists: another git process is using the repository",
+				Hint: "wait for it to finish; if no git process is running, remove .git/index.lock"}
+		}
+		return nil, ioErr("lock the index", err)
+	}
+	defer ilock.Rollback()
+	base := plumbing.ZeroHash
+	if p.Set.Base != "" {
+		base = plumbing.NewHash(p.Set.Base)
+	}
+	rl, err := r.LockRef(rec.Branch, base)
+	if err != nil {
+		return nil, err
+	}
+	defer rl.Rollback()
+	if err := fault("locked", 0); err != nil {
+		return nil, ioErr("lock the repository", err)
+	}
+
+	// 2. Verify every witness under the locks, before the first write.
+	ix, err := gitindex.ReadFile(r.IndexPath(), 20)
+	if err != nil {
+		return nil, indexErr(err)
+	}
+	ops := plan(p)
+	for i := range ops {
+		if err := verify(root, ix, &ops[i]); err != nil {
+			return nil, err
+		}
+	}
+	commit := plumbing.NewHash(p.Commit)
+	if !r.HasObject(commit) {
+		return nil, changeset.Refuse(changeset.NotFound, "rebuild the preview with nika propose",
+			"the proposal commit %s is missing from the object database (pruned by git gc?) · nothing was applied", p.Commit)
+	}
+
+	// 3. Write, each file through a temp file and a rename in its directory.
+	tx := &txn{root: root, ops: ops, sync: opt.Sync}
+	for i := range ops {
+		if err := fault("write", i); err != nil {
+			return nil, tx.rollback(fmt.Errorf("write %s: %w", ops[i].path, err))
+		}
+		if err := tx.do(&ops[i]); err != nil {
+			return nil, tx.rollback(err)
+		}
+	}
+
+	// 4. The index: only the touched entries change.
+	for _, o := range ops {
+		if o.after == nil {
+			ix.Remove(string(o.path))
+		}
+	}
+	for _, o := range ops {
+		if o.after == nil {
+			continue
+		}
+		info, err := root.Lstat(string(o.path))
+		if err != nil {
+			return nil, tx.rollback(err)
+		}
+		h, _ := hex.DecodeString(o.after.Blob)
+		if err := ix.Set(gitindex.Entry{Path: string(o.path), Mode: uint32(o.after.Mode), Hash: h, Stat: statOf(&info.Stat)}); err != nil {
+			return nil, tx.rollback(err)
+		}
+	}
+	data, err := ix.Encode()
+	if err != nil {
+		return nil, tx.rollback(err)
+	}
+	if err := fault("index", 0); err != nil {
+		return nil, tx.rollback(err)
+	}
+	if _, err := ilock.Write(data); err != nil {
+		return nil, tx.rollback(err)
+	}
+	if opt.Sync {
+		if err := ilock.Sync(); err != nil {
+			return nil, tx.rollback(err)
+		}
+	}
+
+	// 5. The branch moves by compare-and-swap, with its reflog entry.
+	sig, err := r.Signature("committer")
+	if err != nil {
+		return nil, tx.rollback(err)
+	}
+	if err := fault("ref", 0); err != nil {
+		return nil, tx.rollback(err)
+	}
+	if err := rl.Commit(commit, sig, fmt.Sprintf("nika: apply %s: %s", p.ID, firstLine(p.Set.Goal))); err != nil {
+		return nil, tx.rollback(err)
+	}
+
+	// 6. The index last, as git commit does.
+	if err := ilock.Commit(); err != nil {
+		return nil, &changeset.Error{Class: changeset.Io, Err: err,
+			Text: "the files and the branch were applied, but the index could not be written: " + err.Error(),
+			Hint: "run git reset -q to refresh the index from HEAD"}
+	}
+	tx.cleanup()
+	rec.State, rec.Applied, rec.Decided = gitstage.Applied, p.Commit, time.Now().Unix()
+	if err := r.SaveRecord(rec); err != nil {
+		return nil, err
+	}
+	res := &Result{Commit: p.Commit}
+	for _, o := range ops {
+		res.Paths = append(res.Paths, o.path)
+	}
+	return res, nil
+}
+
+// plan expands changes into filesystem ops: removals first (a file may give
+// way to a directory), then writes, each in path order.
+func plan(p *changeset.Proposal) []op {
+	var rm, wr []op
+	for _, c := range p.Set.Changes {
+		switch c.Kind {
+		case changeset.Delete:
+			rm = append(rm, op{path: c.Path, before: c.Before})
+		case changeset.Move:
+			rm = append(rm, op{path: c.From, before: c.Before})
+			wr = append(wr, op{path: c.Path, after: c.After})
+		default:
+			wr = append(wr, op{path: c.Path, before: c.Before, after: c.After})
+		}
+	}
+	sort.Slice(rm, func(i, j int) bool { return rm[i].path < rm[j].path })
+	sort.Slice(wr, func(i, j int) bool { return wr[i].path < wr[j].path })
+	return append(rm, wr...)
+}
+
+func stale(text string) error {
+	return changeset.Refuse(changeset.StaleRevision, "rebuild the preview with nika propose",
+		"the project changed since this preview (%s) · nothing was applied", text)
+}
+
+// verify checks one op's witness against the index and the disk.
+func verify(root *safefs.Root, ix *gitindex.Index, o *op) error {
+	q := changeset.Quote(string(o.path))
+	info, err := root.Lstat(string(o.path))
+	if err != nil {
+		if errors.Is(err, safefs.ErrSymlink) {
+			return changeset.Refuse(changeset.NotAllowed, "remove the symlink, then rebuild the preview",
+				"%s now passes through a symlink · nothing was applied", q)
+		}
+		if !isNotDir(err) {
+			return ioErr("inspect "+q, err)
+		}
+		// A parent became a file: the target is absent, but so is its directory.
+		return stale(q + " has a file where its directory should be")
+	}
+	i, inIndex := ix.Find(string(o.path))
+	if o.before == nil {
+		if info.Exists {
+			return stale(q + " now exists")
+		}
+		if inIndex {
+			return stale(q + " was added to the index")
+		}
+		return nil
+	}
+	if !info.Exists {
+		return stale(q + " was deleted")
+	}
+	if !info.Regular {
+		return stale(q + " is no longer a regular file")
+	}
+	if !inIndex || hex.EncodeToString(ix.Entries[i].Hash) != o.before.Blob {
+		return stale(q + " changed in the index")
+	}
+	b, err := root.ReadFile(string(o.path))
+	if err != nil {
+		return ioErr("read "+q, err)
+	}
+	if changeset.WitnessOf(b) != o.before.Witness {
+		return stale(q + " was edited")
+	}
+	return nil
+}
+
+type txn struct {
+	root *safefs.Root
+	ops  []op
+	sync bool
+}
+
+func perm(m changeset.Mode) os.FileMode {
+	if m == changeset.ModeExecutable {
+		return 0o755
+	}
+	return 0o644
+}
+
+// do carries out one op: a write lands through a temp file and a rename; a
+// removal renames the file aside, so that a rollback can put it back.
+func (t *txn) do(o *op) error {
+	p := string(o.path)
+	if o.after == nil {
+		o.tmp = safefs.TempSibling(p)
+		if err := t.root.Rename(p, o.tmp); err != nil {
+			o.tmp = ""
+			return ioErr("remove "+changeset.Quote(p), err)
+		}
+		o.done = true
+		return nil
+	}
+	tmp, created, err := t.root.WriteTemp(p, o.after.Bytes, perm(o.after.Mode), t.sync)
+	o.created = created
+	if err != nil {
+		return ioErr("write "+changeset.Quote(p), err)
+	}
+	o.tmp = tmp
+	// Re-check the witness right before the rename, to narrow the window
+	// in which an editor's write could be replaced.
+	if err := t.recheck(o); err != nil {
+		return err
+	}
+	if err := t.root.Rename(tmp, p); err != nil {
+		return ioErr("write "+changeset.Quote(p), err)
+	}
+	o.tmp, o.done = "", true
+	if t.sync {
+		if err := t.root.SyncDir(p); err != nil {
+			return ioErr("sync the directory of "+changeset.Quote(p), err)
+		}
+	}
+	return nil
+}
+
+func (t *txn) recheck(o *op) error {
+	q := changeset.Quote(string(o.path))
+	info, err := t.root.Lstat(string(o.path))
+	if err != nil {
+		return ioErr("inspect "+q, err)
+	}
+	if o.before == nil {
+		if info.Exists {
+			return stale(q + " appeared during the apply")
+		}
+		return nil
+	}
+	b, err := t.root.ReadFile(string(o.path))
+	if err != nil || changeset.WitnessOf(b) != o.before.Witness {
+		return stale(q + " was edited during the apply")
+	}
+	return nil
+}
+
+// rollback undoes this transaction's own writes, newest first. A file that
+// no longer holds this transaction's bytes is left alone and reported.
+func (t *txn) rollback(cause error) error {
+	var kept []string
+	for i := len(t.ops) - 1; i >= 0; i-- {
+		o := &t.ops[i]
+		p := string(o.path)
+		switch {
+		case o.after != nil && !o.done:
+			if o.tmp != "" {
+				t.root.Remove(o.tmp)
+			}
+		case o.after != nil && o.done:
+			b, err := t.root.ReadFile(p)
+			if err != nil || changeset.WitnessOf(b) != o.after.Witness {
+				kept = append(kept, p)
+				break
+			}
+			if o.before == nil {
+				if err := t.root.Remove(p); err != nil {
+					kept = append(kept, p)
+				}
+				break
+			}
+			tmp, _, err := t.root.WriteTemp(p, o.before.Bytes, perm(o.before.Mode), t.sync)
+			if err != nil {
+				kept = append(kept, p)
+				break
+			}
+			if err := t.root.Rename(tmp, p); err != nil {
+				t.root.Remove(tmp)
+				kept = append(kept, p)
+			}
+		case o.after == nil && o.done:
+			info, err := t.root.Lstat(p)
+			if err != nil || info.Exists {
+				kept = append(kept, p+" (its old bytes are kept in "+o.tmp+")")
+				break
+			}
+			if err := t.root.Rename(o.tmp, p); err != nil {
+				kept = append(kept, p+" (its old bytes are kept in "+o.tmp+")")
+			}
+		}
+		for j := len(o.created) - 1; j >= 0; j-- {
+			t.root.RemoveDir(o.created[j]) // only if empty
+		}
+	}
+	if len(kept) > 0 {
+		return &changeset.Error{Class: changeset.RollbackIncomplete, Err: cause,
+			Text: fmt.Sprintf("the apply failed (%v) and was rolled back, except %s, which another writer changed meanwhile and nika left as it is", cause, strings.Join(kept, ", ")),
+			Hint: "look at those files, then run git status; the branch did not move"}
+	}
+	var ce *changeset.Error
+	if errors.As(cause, &ce) {
+		ce.Text += " · the apply was rolled back, nothing was applied"
+		return ce
+	}
+	return &changeset.Error{Class: changeset.Io, Err: cause,
+		Text: fmt.Sprintf("the apply failed: %v · it was rolled back, nothing was applied", cause),
+		Hint: "fix the cause, then run nika apply again"}
+}
+
+// cleanup removes the backups of removed files once the apply is final.
+func (t *txn) cleanup() {
+	for _, o := range t.ops {
+		if o.after == nil && o.tmp != "" {
+			t.root.Remove(o.tmp)
+		}
+		if o.after == nil {
+			// Drop directories the removal emptied, as git does.
+			dir := o.path.Dir()
+			for dir != "" {
+				if t.root.RemoveDir(dir) != nil {
+					break
+				}
+				if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+					dir = dir[:i]
+				} else {
+					dir = ""
+				}
+			}
+		}
+	}
+}
+
+func statOf(st *unix.Stat_t) gitindex.Stat {
+	return gitindex.Stat{
+		Ctime: gitindex.Time{Sec: uint32(st.Ctim.Sec), Nsec: uint32(st.Ctim.Nsec)},
+		Mtime: gitindex.Time{Sec: uint32(st.Mtim.Sec), Nsec: uint32(st.Mtim.Nsec)},
+		Dev:   uint32(st.Dev), Ino: uint32(st.Ino), UID: st.Uid, GID: st.Gid, Size: uint32(st.Size),
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func isNotDir(err error) bool { return errors.Is(err, unix.ENOTDIR) }
+
+func ioErr(what string, err error) error {
+	var ce *changeset.Error
+	if errors.As(err, &ce) {
+		return err
+	}
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		msg = pe.Err.Error() // the path is repo-relative already in what
+	}
+	return &changeset.Error{Class: changeset.Io, Err: err, Text: fmt.Sprintf("could not %s: %s", what, msg),
+		Hint: "fix the cause (permissions, free space, a read-only filesystem), then run nika apply again"}
+}
+
+func indexErr(err error) error {
+	if errors.Is(err, gitindex.ErrSplitIndex) || errors.Is(err, gitindex.ErrSparseIndex) {
+		return &changeset.Error{Class: changeset.Unsupported, Err: err, Text: err.Error(), Hint: "see the text for the git command that converts the index"}
+	}
+	return &changeset.Error{Class: changeset.Io, Err: err, Text: "could not read the index: " + err.Error(), Hint: "run git status to check the repository"}
+}

@@ -1,0 +1,174 @@
+package flow
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/changeset/reply"
+	"github.com/nika-dev/nika/consent"
+	"github.com/nika-dev/nika/gitstage"
+	"github.com/nika-dev/nika/preview"
+)
+
+// ProposeInput is what a door hands to Propose.
+type ProposeInput struct {
+	Input    []byte
+	Format   string   // "reply" (default) or "auto"; more formats in formats.go
+	Goal     string   // the commit message; a default is derived when empty
+	Allow    []string // paths or globs of supporting files the human allows
+	MaxInput int      // 0: the default of 16 MiB
+}
+
+// Proposed is a staged proposal with what the door shows about it.
+type Proposed struct {
+	Proposal  *changeset.Proposal
+	Record    *gitstage.Record
+	Format    string           // the format that was parsed
+	Unchanged []changeset.Path // named paths whose bytes would not change
+}
+
+// Empty reports that the input proposed nothing.
+func (p *Proposed) Empty() bool { return p.Proposal == nil }
+
+// Propose parses an input, resolves it against HEAD, stages it as an
+// unreferenced commit and records it as pending. Every refusal happens
+// before anything is written to the object database.
+func Propose(r *gitstage.Repo, in ProposeInput) (*Proposed, error) {
+	draft, err := Parse(in.Input, in.Format, in.MaxInput)
+	if err != nil {
+		return nil, err
+	}
+	out := &Proposed{Format: draft.Format}
+	if len(draft.Intents) == 0 {
+		return out, nil
+	}
+	base, err := r.OpenBase()
+	if err != nil {
+		return nil, err
+	}
+	allow := append(append([]string{}, in.Allow...), r.Config.GetAll("nika.allow")...)
+	changes, unchanged, err := changeset.Resolve(draft, base, changeset.Policy{Allow: allow})
+	if err != nil {
+		return nil, err
+	}
+	out.Unchanged = unchanged
+	if len(changes) == 0 {
+		return out, nil
+	}
+	for _, c := range changes {
+		if c.After != nil {
+			if err := base.CheckNew(c.Path, c.After.Bytes); err != nil {
+				return nil, err
+			}
+		}
+	}
+	set := &changeset.Set{Root: r.Root, Goal: cleanGoal(in.Goal, changes), Branch: base.Head.Branch, Changes: changes}
+	if !base.Head.Unborn() {
+		set.Base = base.Head.Commit.String()
+	}
+	p, err := base.Stage(set, preview.ID, "")
+	if err != nil {
+		return nil, err
+	}
+	rec, err := r.Register(p)
+	if err != nil {
+		return nil, err
+	}
+	out.Proposal, out.Record = p, rec
+	return out, nil
+}
+
+// Parse reads an input in a format.
+func Parse(input []byte, format string, max int) (*changeset.Draft, error) {
+	if max <= 0 {
+		max = reply.MaxInput
+	}
+	switch format {
+	case "", "reply", "auto":
+		return reply.ParseLimit(input, max)
+	}
+	return nil, changeset.Refuse(changeset.Invalid, "use --format reply", "unknown format %q", format)
+}
+
+// cleanGoal trims the goal and derives one when the human gave none.
+func cleanGoal(goal string, cs []changeset.Change) string {
+	goal = strings.ReplaceAll(goal, "\r\n", "\n")
+	var lines []string
+	for _, l := range strings.Split(goal, "\n") {
+		lines = append(lines, strings.TrimRight(l, " \t"))
+	}
+	goal = strings.Trim(strings.Join(lines, "\n"), "\n ")
+	for strings.Contains(goal, "\n\n\n") {
+		goal = strings.ReplaceAll(goal, "\n\n\n", "\n\n")
+	}
+	if goal != "" {
+		return goal
+	}
+	if len(cs) == 1 {
+		return fmt.Sprintf("%s %s", cs[0].Kind, cs[0].Path)
+	}
+	return fmt.Sprintf("change %d files", len(cs))
+}
+
+// Load finds a proposal by id or prefix and re-derives it from its commit,
+// checking that the objects still prove the recorded id.
+func Load(r *gitstage.Repo, id string) (*Proposed, error) {
+	rec, err := r.Find(id)
+	if err != nil {
+		return nil, err
+	}
+	l, err := r.Load(plumbing.NewHash(rec.Commit), preview.ID)
+	if err != nil {
+		return nil, err
+	}
+	if l.Proposal.ID != rec.ID || l.ClaimedID != rec.ID {
+		return nil, changeset.Refuse(changeset.Internal, "discard it and rebuild the preview with nika propose",
+			"the proposal %s no longer matches its commit %s", rec.ID, rec.Commit)
+	}
+	l.Proposal.Set.Branch = rec.Branch
+	l.Proposal.Set.Root = r.Root
+	return &Proposed{Proposal: l.Proposal, Record: rec}, nil
+}
+
+// Pending refuses a proposal that was already decided, and marks a pending
+// one stale when HEAD has moved on from its base.
+func Pending(r *gitstage.Repo, p *Proposed) error {
+	switch p.Record.State {
+	case gitstage.Applied, gitstage.Discarded:
+		return changeset.Refuse(changeset.AlreadyConsumed, "propose again to get a new preview",
+			"proposal %s was already %s", short(p.Record.ID), p.Record.State)
+	}
+	return nil
+}
+
+// Apply carries out a yes for a pending proposal.
+func Apply(r *gitstage.Repo, p *Proposed, opt consent.Options) (*consent.Result, error) {
+	if err := Pending(r, p); err != nil {
+		return nil, err
+	}
+	res, err := consent.Apply(r, p.Record, p.Proposal, opt)
+	if err != nil && changeset.ClassOf(err) == changeset.StaleRevision {
+		p.Record.State = gitstage.Stale
+		_ = r.SaveRecord(p.Record)
+	}
+	return res, err
+}
+
+// Discard marks a proposal discarded. Its objects stay until git gc.
+func Discard(r *gitstage.Repo, p *Proposed) error {
+	if err := Pending(r, p); err != nil {
+		return err
+	}
+	p.Record.State = gitstage.Discarded
+	return r.SaveRecord(p.Record)
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
