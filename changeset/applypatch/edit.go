@@ -80,7 +80,7 @@ func (e *edit) Apply(base []byte) ([]byte, error) {
 		case c.eof:
 			start = len(doc.lines) - len(old)
 			if start < from || !m.at(old, start) {
-				return nil, e.refuse(c, "%s not the last lines of the file%s, as its *** End of File says", e.these(len(old), "are", "is"), e.after(i))
+				return nil, e.refuse(c, "%s not at the end of the file, as its *** End of File says", e.these(len(old), "are", "is"))
 			}
 		default:
 			at := m.find(old, from)

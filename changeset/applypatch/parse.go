@@ -99,7 +99,7 @@ func isFence(line string) bool {
 }
 
 // skipOpeners skips the wrapper lines a patch may be sent in: blank lines,
-// markdown fences and a heredoc opener. It returns the first other line and
+// markdown fences and a heredoc opener that feeds apply_patch. It returns the first other line and
 // the heredoc delimiter, if any.
 func skipOpeners(lines []string) (int, string) {
 	delim := ""
@@ -109,7 +109,7 @@ func skipOpeners(lines []string) (int, string) {
 		switch {
 		case t == "", isFence(t):
 			continue
-		case delim == "" && !strings.Contains(t, beginMarker):
+		case delim == "" && !strings.Contains(t, beginMarker) && (strings.Contains(t, "apply_patch") || strings.Contains(t, "applypatch")):
 			if m := heredocOpener.FindStringSubmatch(t); m != nil {
 				delim = m[1] + m[2] + m[3]
 				continue
@@ -121,7 +121,8 @@ func skipOpeners(lines []string) (int, string) {
 }
 
 // bounds finds the "*** Begin Patch" and "*** End Patch" lines, allowing only
-// wrapper lines around them.
+// wrapper lines around them: after the patch, blank lines, fences, and the
+// heredoc's terminator with the closing of a `"$(cat <<'EOF'` substitution.
 func bounds(lines []string) (begin, end int, err error) {
 	begin, delim := skipOpeners(lines)
 	if begin >= len(lines) {
@@ -138,7 +139,7 @@ func bounds(lines []string) (begin, end int, err error) {
 	end = len(lines) - 1
 	for ; end > begin; end-- {
 		t := strings.TrimSpace(lines[end])
-		if t == "" || isFence(t) || (delim != "" && t == delim) {
+		if t == "" || isFence(t) || (delim != "" && (t == delim || strings.Trim(t, `)"'`) == "")) {
 			continue
 		}
 		break
@@ -226,7 +227,7 @@ func (p *parser) operation() (changeset.Intent, error) {
 	case strings.HasPrefix(t, beginMarker):
 		return changeset.Intent{}, refuse(line, "send one patch at a time", "a second *** Begin Patch inside the patch")
 	case strings.HasPrefix(t, endMarker):
-		return changeset.Intent{}, refuse(line, hintBounds, "text after *** End Patch: %s", show(p.lines[line]))
+		return changeset.Intent{}, refuse(line+1, hintBounds, "text after *** End Patch (at line %d): %s", line, show(p.lines[line]))
 	case strings.HasPrefix(t, "***"):
 		return changeset.Intent{}, refuse(line, hintOperation, "%s is not an operation", show(t))
 	}

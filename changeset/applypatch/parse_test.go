@@ -1,0 +1,214 @@
+package applypatch
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/nika-dev/nika/changeset"
+)
+
+// lines joins its arguments with "\n" and ends them with one: a patch or a
+// file written one line per argument.
+func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+
+// patch wraps operation lines in the markers.
+func patch(ls ...string) string {
+	return lines(append(append([]string{"*** Begin Patch"}, ls...), "*** End Patch")...)
+}
+
+// intent is the visible part of a changeset.Intent.
+type intent struct {
+	op      changeset.Op
+	path    string
+	to      string
+	content string // for OpAdd
+	line    int
+	chunks  int // for an update
+}
+
+func view(in changeset.Intent) intent {
+	v := intent{op: in.Op, path: in.Path, to: in.To, line: in.Line}
+	if in.Op == changeset.OpAdd {
+		v.content = string(in.Content)
+	}
+	if e, ok := in.Edit.(*edit); ok {
+		v.chunks = len(e.chunks)
+	}
+	return v
+}
+
+func TestParseReadsOperations(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		input string
+		want  []intent
+	}{
+		{"an added file holds its + lines, each ending in a newline",
+			patch("*** Add File: a.txt", "+one", "+", "+three"),
+			[]intent{{op: changeset.OpAdd, path: "a.txt", content: "one\n\nthree\n", line: 2}}},
+		{"an added file with no line is empty",
+			patch("*** Add File: empty.txt"),
+			[]intent{{op: changeset.OpAdd, path: "empty.txt", content: "", line: 2}}},
+		{"a blank line between + lines is an empty line of the added file",
+			patch("*** Add File: a.txt", "+one", "", "+three"),
+			[]intent{{op: changeset.OpAdd, path: "a.txt", content: "one\n\nthree\n", line: 2}}},
+		{"blank lines after an added file separate operations",
+			patch("*** Add File: a.txt", "+one", "", "", "*** Delete File: b.txt"),
+			[]intent{{op: changeset.OpAdd, path: "a.txt", content: "one\n", line: 2}, {op: changeset.OpDelete, path: "b.txt", line: 6}}},
+		{"a deletion",
+			patch("*** Delete File: old.txt"),
+			[]intent{{op: changeset.OpDelete, path: "old.txt", line: 2}}},
+		{"an update is an edit with its chunks",
+			patch("*** Update File: a.go", "@@", "-x", "+y", "@@ func f()", " a", "-b"),
+			[]intent{{op: changeset.OpEdit, path: "a.go", line: 2, chunks: 2}}},
+		{"the first chunk may omit its @@ line",
+			patch("*** Update File: a.go", "-x", "+y", "@@", "-z"),
+			[]intent{{op: changeset.OpEdit, path: "a.go", line: 2, chunks: 2}}},
+		{"an update with a move is a move that carries the edit",
+			patch("*** Update File: a.go", "*** Move to: b/a.go", "@@", "-x", "+y"),
+			[]intent{{op: changeset.OpMove, path: "a.go", to: "b/a.go", line: 2, chunks: 1}}},
+		{"a move with no chunk is a pure rename",
+			patch("*** Update File: a.go", "*** Move to: b.go"),
+			[]intent{{op: changeset.OpMove, path: "a.go", to: "b.go", line: 2}}},
+		{"whitespace around markers and paths is ignored",
+			lines("  *** Begin Patch ", "\t*** Add File:   a b.txt  ", "+x", " *** End Patch\t"),
+			[]intent{{op: changeset.OpAdd, path: "a b.txt", content: "x\n", line: 2}}},
+		{"an indented operation marker after an operation starts the next one",
+			patch("*** Delete File: a", "  *** Delete File: b"),
+			[]intent{{op: changeset.OpDelete, path: "a", line: 2}, {op: changeset.OpDelete, path: "b", line: 3}}},
+		{"an indented line inside a chunk is context, even if it reads like a marker",
+			patch("*** Update File: a", "@@", " *** End of File", "-x"),
+			[]intent{{op: changeset.OpEdit, path: "a", line: 2, chunks: 1}}},
+		{"several operations keep their order and lines",
+			patch("*** Add File: n/new.txt", "+created", "*** Delete File: d.txt", "*** Update File: m.txt", "@@", "-line2", "+changed"),
+			[]intent{
+				{op: changeset.OpAdd, path: "n/new.txt", content: "created\n", line: 2},
+				{op: changeset.OpDelete, path: "d.txt", line: 4},
+				{op: changeset.OpEdit, path: "m.txt", line: 5, chunks: 1},
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Parse([]byte(tc.input))
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if d.Format != "patch" {
+				t.Errorf("format %q, want patch", d.Format)
+			}
+			var got []intent
+			for _, in := range d.Intents {
+				got = append(got, view(in))
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %+v\nwant %+v", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Errorf("intent %d: got %+v\n          want %+v", i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestParseAcceptsWhatModelsWrapThePatchIn(t *testing.T) {
+	body := patch("*** Add File: a.txt", "+x")
+	for _, tc := range []struct {
+		name, input string
+		line        int // of the Add File line
+	}{
+		{"the bare patch", body, 2},
+		{"a quoted heredoc", "apply_patch <<'EOF'\n" + body + "EOF\n", 3},
+		{"a double-quoted heredoc", "apply_patch << \"PATCH\"\n" + body + "PATCH\n", 3},
+		{"a heredoc piped into apply_patch", "cat <<EOF | apply_patch\n" + body + "EOF\n", 3},
+		{"a heredoc in a command substitution", "apply_patch \"$(cat <<'EOF'\n" + body + "EOF\n)\"\n", 3},
+		{"a heredoc whose terminator is missing", "apply_patch <<'EOF'\n" + body, 3},
+		{"a markdown fence", "```diff\n" + body + "```\n", 3},
+		{"a fence around a heredoc", "```bash\napply_patch <<'EOF'\n" + body + "EOF\n```\n", 4},
+		{"blank lines around", "\n\n" + body + "\n\n", 4},
+		{"CRLF line endings", strings.ReplaceAll(body, "\n", "\r\n"), 2},
+		{"a byte order mark", "\ufeff" + body, 2},
+		{"no final newline", strings.TrimSuffix(body, "\n"), 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !Looks([]byte(tc.input)) {
+				t.Errorf("Looks = false")
+			}
+			d, err := Parse([]byte(tc.input))
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if len(d.Intents) != 1 || string(d.Intents[0].Content) != "x\n" || d.Intents[0].Line != tc.line {
+				t.Fatalf("got %+v, want one add of \"x\\n\" at line %d", d.Intents, tc.line)
+			}
+		})
+	}
+}
+
+func TestParseRefusesWithTheLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, input, text string
+	}{
+		{"an empty input", "", `patch line 1: the input holds no *** Begin Patch`},
+		{"no begin marker", lines("*** Add File: a", "+x", "*** End Patch"), `patch line 1: the input does not start with *** Begin Patch: "*** Add File: a"`},
+		{"prose before the patch", lines("Here is the fix:", "*** Begin Patch", "*** End Patch"), `patch line 1: text before *** Begin Patch (at line 2): "Here is the fix:"`},
+		{"prose after the patch", lines("*** Begin Patch", "*** Delete File: a", "*** End Patch", "Done."), `patch line 4: text after *** End Patch (at line 3): "Done."`},
+		{"a heredoc terminator that is not the opener's", lines("apply_patch <<'EOF'", "*** Begin Patch", "*** Delete File: a", "*** End Patch", "PATCH"), `patch line 5: text after *** End Patch (at line 4): "PATCH"`},
+		{"a heredoc that does not feed apply_patch", lines("cat > p <<EOF", "*** Begin Patch", "*** End Patch", "EOF"), `patch line 1: text before *** Begin Patch (at line 2): "cat > p <<EOF"`},
+		{"no end marker", lines("*** Begin Patch", "*** Delete File: a"), `patch line 2: the patch has no *** End Patch`},
+		{"no operation", patch(), `patch line 1: the patch holds no operation`},
+		{"only blank lines", patch("", "  "), `patch line 1: the patch holds no operation`},
+		{"an unknown operation", patch("*** Rename File: a"), `patch line 2: "*** Rename File: a" is not an operation`},
+		{"a line that is no operation", patch("hello"), `patch line 2: expected an operation, got "hello"`},
+		{"an add with no path", patch("*** Add File:  "), `patch line 2: *** Add File: names no path`},
+		{"a delete with no path", patch("*** Delete File:"), `patch line 2: *** Delete File: names no path`},
+		{"a move with no path", patch("*** Update File: a", "*** Move to: "), `patch line 3: *** Move to: names no path`},
+		{"an added line without +", patch("*** Add File: a.txt", "+one", "two"), `patch line 4: a line of the new file "a.txt" does not start with +: "two"`},
+		{"lines after a deletion", patch("*** Delete File: a", "-x"), `patch line 3: unexpected line after the deletion of "a": "-x"`},
+		{"an update with no chunk", patch("*** Update File: a.go", "", "*** Delete File: b"), `patch line 2: the update of "a.go" has no chunk`},
+		{"an empty chunk", patch("*** Update File: a.go", "@@", "@@", "-x"), `patch line 3: chunk 1 of "a.go" is empty`},
+		{"a chunk of blank lines", patch("*** Update File: a.go", "@@ f", "", "", "*** Delete File: b"), `patch line 3: chunk 1 of "a.go" is empty`},
+		{"a second chunk without @@", patch("*** Update File: a.go", "@@", "-x", "*** End of File", "-y"), `patch line 6: line after *** End of File in "a.go": "-y"`},
+		{"a chunk line with no prefix", patch("*** Update File: a.go", "@@", " a", "b", "+c"), `patch line 5: chunk 1 of "a.go" has a line that starts with none of ' ', '-', '+': "b"`},
+		{"a first chunk line with no prefix", patch("*** Update File: a.go", "func f() {"), `patch line 3: chunk 1 of "a.go" has a line that starts with none of ' ', '-', '+': "func f() {"`},
+		{"a move not after an update", patch("*** Move to: b"), `patch line 2: *** Move to: follows no *** Update File:`},
+		{"a move after a chunk", patch("*** Update File: a", "@@", "-x", "*** Move to: b"), `patch line 5: *** Move to: follows no *** Update File:`},
+		{"end of file before any chunk", patch("*** Update File: a.go", "*** End of File"), `patch line 3: *** End of File follows no chunk of "a.go"`},
+		{"end of file on an empty chunk", patch("*** Update File: a.go", "@@", "*** End of File"), `patch line 4: *** End of File ends the empty chunk 1 of "a.go"`},
+		{"a second begin", patch("*** Begin Patch", "*** Delete File: a"), `patch line 2: a second *** Begin Patch inside the patch`},
+		{"two patches in one input", patch("*** Delete File: a") + patch("*** Delete File: b"), `patch line 4: text after *** End Patch (at line 3): "*** Begin Patch"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Parse([]byte(tc.input))
+			if err == nil {
+				t.Fatalf("parsed %+v, want refused with %q", d, tc.text)
+			}
+			var e *changeset.Error
+			if !errors.As(err, &e) || e.Class != changeset.Invalid {
+				t.Fatalf("refusal %#v is not an Invalid *changeset.Error", err)
+			}
+			if e.Text != tc.text {
+				t.Errorf("text %q\nwant %q", e.Text, tc.text)
+			}
+			if e.Hint == "" {
+				t.Errorf("no hint")
+			}
+		})
+	}
+}
+
+func TestLooks(t *testing.T) {
+	for input, want := range map[string]bool{
+		patch("*** Delete File: a"):              true,
+		"apply_patch <<'EOF'\n*** Begin Patch\n": true,
+		"":                                       false,
+		"Here:\n*** Begin Patch\n":               false,
+		"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n":    false,
+		"<<<<<<< SEARCH\n=======\n>>>>>>> REPLACE\n": false,
+	} {
+		if got := Looks([]byte(input)); got != want {
+			t.Errorf("Looks(%q) = %v, want %v", input, got, want)
+		}
+	}
+}
