@@ -19,13 +19,13 @@ import (
 // implements changeset.Base. Only the trees along asked paths are decoded,
 // and only the asked files are read from disk.
 type Base struct {
-	r      *Repo
-	Head   Head
-	trees  map[string]*object.Tree // dir path ("" is the root) -> tree
-	index  *IndexSnapshot
-	attrs  *attributes
-	crlf   string // core.autocrlf
-	fmode  bool   // core.filemode
+	r     *Repo
+	Head  Head
+	trees map[string]*object.Tree // dir path ("" is the root) -> tree
+	index *IndexSnapshot
+	attrs *attributes
+	crlf  string // core.autocrlf
+	fmode bool   // core.filemode
 }
 
 // OpenBase reads HEAD, its root tree and the index.

@@ -198,9 +198,9 @@ func (r *Repo) diffTrees(prefix string, a, b *object.Tree, out *[]fileDiff) erro
 		var fa, fb *object.TreeEntry
 		var err error
 		for _, x := range []struct {
-			e  *object.TreeEntry
-			t  **object.Tree
-			f  **object.TreeEntry
+			e *object.TreeEntry
+			t **object.Tree
+			f **object.TreeEntry
 		}{{ea, &sa, &fa}, {eb, &sb, &fb}} {
 			if x.e == nil {
 				continue

@@ -16,11 +16,11 @@ import (
 // compare-and-swap. Lock first, then read, then compare: the order git uses,
 // so no other writer can move the ref between the check and the write.
 type RefLock struct {
-	r      *Repo
-	Name   string // the ref that moves: refs/heads/<b>, or HEAD when detached
-	Old    plumbing.Hash
-	ref    *Lock
-	head   *Lock // HEAD.lock while a branch moves, so HEAD cannot switch
+	r    *Repo
+	Name string // the ref that moves: refs/heads/<b>, or HEAD when detached
+	Old  plumbing.Hash
+	ref  *Lock
+	head *Lock // HEAD.lock while a branch moves, so HEAD cannot switch
 }
 
 // LockRef locks the ref HEAD resolves to and checks that HEAD still names
