@@ -1,0 +1,492 @@
+package udiff
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/nika-dev/nika/changeset"
+)
+
+// The real git is the independent client: for pairs of commits A and B, the
+// draft of `git diff A B`, applied through its Edits to A's files, must give
+// B's files byte for byte.
+
+// tree is a commit's files: path -> bytes.
+type tree map[string][]byte
+
+// applyDraft applies a draft to files the way changeset.Resolve would, but
+// over a plain map, and also runs a deletion's Edit (the witness check).
+func applyDraft(d *changeset.Draft, files tree) (tree, error) {
+	out := tree{}
+	for p, b := range files {
+		out[p] = b
+	}
+	for _, in := range d.Intents {
+		base, present := out[in.Path]
+		switch in.Op {
+		case changeset.OpAdd:
+			if present {
+				return nil, fmt.Errorf("add of present %q", in.Path)
+			}
+			if in.Content == nil {
+				return nil, fmt.Errorf("add of %q without content", in.Path)
+			}
+			out[in.Path] = in.Content
+		case changeset.OpEdit:
+			if !present {
+				return nil, fmt.Errorf("edit of absent %q", in.Path)
+			}
+			b, err := in.Edit.Apply(base)
+			if err != nil {
+				return nil, err
+			}
+			out[in.Path] = b
+		case changeset.OpDelete:
+			if !present {
+				return nil, fmt.Errorf("delete of absent %q", in.Path)
+			}
+			if in.Edit != nil {
+				if b, err := in.Edit.Apply(base); err != nil || b != nil {
+					return nil, fmt.Errorf("delete witness of %q: %v %q", in.Path, err, b)
+				}
+			}
+			delete(out, in.Path)
+		case changeset.OpMove:
+			if !present {
+				return nil, fmt.Errorf("move of absent %q", in.Path)
+			}
+			if _, ok := out[in.To]; ok {
+				return nil, fmt.Errorf("move onto present %q", in.To)
+			}
+			b := base
+			if in.Edit != nil {
+				var err error
+				if b, err = in.Edit.Apply(base); err != nil {
+					return nil, err
+				}
+			}
+			delete(out, in.Path)
+			out[in.To] = b
+		default:
+			return nil, fmt.Errorf("unexpected op %s", in.Op)
+		}
+	}
+	return out, nil
+}
+
+func git(t testing.TB, dir string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t",
+		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	return out
+}
+
+func needGit(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+}
+
+// readTree reads every file of commit c.
+func readTree(t *testing.T, dir, c string) tree {
+	files := tree{}
+	for _, rec := range bytes.Split(git(t, dir, "ls-tree", "-r", "-z", c), []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
+		meta, path, _ := bytes.Cut(rec, []byte("\t"))
+		oid := string(bytes.Fields(meta)[2])
+		files[string(path)] = git(t, dir, "cat-file", "blob", oid)
+	}
+	return files
+}
+
+// commit replaces the worktree's files with fs and commits them.
+func commit(t *testing.T, dir string, fs tree) string {
+	t.Helper()
+	git(t, dir, "rm", "-rq", "--ignore-unmatch", ".")
+	for p, b := range fs {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "--allow-empty", "-m", "c")
+	return strings.TrimSpace(string(git(t, dir, "rev-parse", "HEAD")))
+}
+
+func numbered(prefix string, n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%s %d\n", prefix, i)
+	}
+	return b.String()
+}
+
+func withLines(s string, edits map[int]string) []byte {
+	ls := strings.SplitAfter(s, "\n")
+	var b strings.Builder
+	for i, l := range ls {
+		if r, ok := edits[i+1]; ok {
+			b.WriteString(r)
+			continue
+		}
+		b.WriteString(l)
+	}
+	return []byte(b.String())
+}
+
+// history is a few commits that exercise every kind of section git writes.
+func history() []tree {
+	a := numbered("alpha", 40)
+	code := numbered("func", 60)
+	ren := numbered("moving line", 25)
+	dup := strings.Repeat("same\nsame\nsame\n", 6) + "end\n"
+	c0 := tree{
+		"a.txt":             []byte(a),
+		"src/b.go":          []byte(code),
+		"nonl.txt":          []byte("one\ntwo\nthree"),
+		"crlf.txt":          []byte("one\r\ntwo\r\nthree\r\nfour\r\n"),
+		"del.txt":           []byte("to be deleted\nsecond\n"),
+		"ren.txt":           []byte(ren),
+		"sp ace.txt":        []byte("spaced\n"),
+		"t\tab":             []byte("tab\n"),
+		"ü.txt":             []byte("umlaut\n"),
+		"q\"uote":           []byte("quote\n"),
+		"empty.txt":         {},
+		"dup.txt":           []byte(dup),
+		"deep/er/file.nika": []byte("x: 1\n"),
+		"to-empty.txt":      []byte("content\nmore\n"),
+		"del-nonl.txt":      []byte("no newline here"),
+		"blank-lines.txt":   []byte("\n\n\na\n\n\n"),
+	}
+	c1 := tree{
+		"a.txt":             withLines(a, map[int]string{1: "ALPHA 1\n", 20: "alpha 20 changed\nand added\n", 40: ""}),
+		"src/b.go":          withLines(code, map[int]string{5: "", 6: "", 30: "func 30\ninserted\n", 58: "func 58!\n"}),
+		"nonl.txt":          []byte("one\ntwo\nTHREE"),
+		"crlf.txt":          []byte("one\r\nTWO\r\nthree\r\nfour\r\nfive\r\n"),
+		"dir/ren2.txt":      withLines(ren, map[int]string{12: "moved and changed\n"}),
+		"sp ace 2.txt":      []byte("spaced\n"),
+		"t\tab":             []byte("tab changed\n"),
+		"ü.txt":             []byte("umlaut\n"),
+		"r e n":             []byte("quote\n"),
+		"new.txt":           []byte("brand\nnew\n"),
+		"new-nonl.txt":      []byte("no newline"),
+		"new-empty.txt":     {},
+		"dup.txt":           []byte(strings.Replace(dup, "end\n", "END\n", 1)),
+		"deep/er/file.nika": []byte("x: 2\n"),
+		"to-empty.txt":      {},
+		"blank-lines.txt":   []byte("\n\n\nb\n\n\n"),
+	}
+	c2 := tree{
+		"a.txt":             bytes.TrimSuffix(c1["a.txt"], []byte("\n")),
+		"src/b.go":          []byte{},
+		"nonl.txt":          []byte("one\ntwo\nTHREE\n"),
+		"crlf.txt":          []byte("zero\r\none\r\nTWO\r\nthree\r\nfour\r\nfive"),
+		"dir/ren2.txt":      c1["dir/ren2.txt"],
+		"dir/sub/n.go":      []byte("package n\n"),
+		"sp ace 2.txt":      []byte("spaced\nagain\n"),
+		"new.txt":           []byte("brand\nnew\n"),
+		"dup.txt":           []byte(strings.Replace(dup, "same\nsame\nsame\nend\n", "same\nsame\nSAME\nend\n", 1)),
+		"deep/er/file.nika": []byte("x: 2\ny: 3\n"),
+		"blank-lines.txt":   []byte("\n\n\nb\n\n\n\n"),
+	}
+	// c3 rewrites a file completely and renames with heavy edits.
+	c3 := tree{}
+	for p, b := range c2 {
+		c3[p] = b
+	}
+	delete(c3, "new.txt")
+	c3["renamed/new.txt"] = []byte("brand\nnew\nand more\n")
+	c3["a.txt"] = []byte(numbered("beta", 35))
+	c3["mid/dup.txt"] = c3["dup.txt"]
+	delete(c3, "dup.txt")
+	return []tree{c0, c1, c2, c3}
+}
+
+func TestGitDiffRoundTrip(t *testing.T) {
+	needGit(t)
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	var commits []string
+	for _, fs := range history() {
+		commits = append(commits, commit(t, dir, fs))
+	}
+	trees := make([]tree, len(commits))
+	for i, c := range commits {
+		trees[i] = readTree(t, dir, c)
+	}
+	variants := [][]string{
+		{},
+		{"-U0"},
+		{"-U1"},
+		{"-U10"},
+		{"--no-renames"},
+		{"-M30%"},
+		{"--full-index"},
+		{"--no-prefix"},
+		{"--src-prefix=c/", "--dst-prefix=w/"},
+		{"--inter-hunk-context=5"},
+		{"--diff-algorithm=patience"},
+		{"--minimal"},
+	}
+	for i := range commits {
+		for j := range commits {
+			if i == j {
+				continue
+			}
+			for _, v := range variants {
+				name := fmt.Sprintf("%d..%d %s", i, j, strings.Join(v, " "))
+				t.Run(name, func(t *testing.T) {
+					args := append([]string{"diff"}, v...)
+					diff := git(t, dir, append(args, commits[i], commits[j])...)
+					d, err := Parse(diff)
+					if err != nil {
+						t.Fatalf("Parse: %v\n%s", err, diff)
+					}
+					got, err := applyDraft(d, trees[i])
+					if err != nil {
+						t.Fatalf("apply: %v\n%s", err, diff)
+					}
+					sameTree(t, got, trees[j], diff)
+				})
+			}
+		}
+	}
+}
+
+// TestGitFormatPatch reads a mail as git format-patch writes it: a header,
+// a commit message, the diff and a signature.
+func TestGitFormatPatch(t *testing.T) {
+	needGit(t)
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	h := history()
+	a := commit(t, dir, h[0])
+	b := commit(t, dir, h[1])
+	mail := git(t, dir, "format-patch", "--stdout", a+".."+b)
+	if !bytes.Contains(mail, []byte("\n-- \n")) {
+		t.Fatalf("no signature in the mail:\n%s", mail)
+	}
+	d, err := Parse(mail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := applyDraft(d, readTree(t, dir, a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, got, readTree(t, dir, b), mail)
+}
+
+// TestGitDiffRandom diffs random edits of random files with git diff
+// --no-index, in several context sizes, and checks the round trip.
+func TestGitDiffRandom(t *testing.T) {
+	needGit(t)
+	dir := t.TempDir()
+	rng := rand.New(rand.NewSource(1))
+	vocab := []string{"a", "b", "c", "same", "", "x y", "\t", "end", "a\r"}
+	gen := func(n int) []string {
+		ls := make([]string, n)
+		for i := range ls {
+			ls[i] = vocab[rng.Intn(len(vocab))]
+		}
+		return ls
+	}
+	join := func(ls []string, nl bool) []byte {
+		s := strings.Join(ls, "\n")
+		if nl && len(ls) > 0 {
+			s += "\n"
+		}
+		return []byte(s)
+	}
+	rounds := 150
+	if testing.Short() {
+		rounds = 20
+	}
+	for round := 0; round < rounds; round++ {
+		old := gen(rng.Intn(30))
+		nw := append([]string(nil), old...)
+		for e := rng.Intn(6); e >= 0; e-- {
+			switch k := rng.Intn(3); {
+			case k == 0 && len(nw) > 0:
+				i := rng.Intn(len(nw))
+				nw = append(nw[:i], nw[i+1:]...)
+			case k == 1:
+				i := rng.Intn(len(nw) + 1)
+				nw = append(nw[:i], append(gen(1+rng.Intn(3)), nw[i:]...)...)
+			case len(nw) > 0:
+				nw[rng.Intn(len(nw))] = vocab[rng.Intn(len(vocab))]
+			}
+		}
+		ob, nb := join(old, rng.Intn(4) > 0), join(nw, rng.Intn(4) > 0)
+		if bytes.Equal(ob, nb) {
+			continue
+		}
+		op, np := filepath.Join(dir, "old"), filepath.Join(dir, "new")
+		os.WriteFile(op, ob, 0o644)
+		os.WriteFile(np, nb, 0o644)
+		for _, u := range []string{"-U0", "-U1", "-U3"} {
+			cmd := exec.Command("git", "diff", "--no-index", u, "old", "new")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+			diff, _ := cmd.Output() // exit 1: the files differ
+			// git diff --no-index names both sides; make it an edit of one path.
+			diff = bytes.ReplaceAll(diff, []byte("b/new"), []byte("b/old"))
+			d, err := Parse(diff)
+			if err != nil {
+				t.Fatalf("round %d %s: Parse: %v\n%s", round, u, err, diff)
+			}
+			got, err := applyDraft(d, tree{"old": ob})
+			if err != nil {
+				t.Fatalf("round %d %s: apply: %v\nold %q\nnew %q\n%s", round, u, err, ob, nb, diff)
+			}
+			if !bytes.Equal(got["old"], nb) {
+				t.Fatalf("round %d %s: got %q, want %q\n%s", round, u, got["old"], nb, diff)
+			}
+		}
+	}
+}
+
+// TestDiffU reads GNU diff's output: diff -u of two files, and diff -ruN of
+// two directories, timestamps and all.
+func TestDiffU(t *testing.T) {
+	if _, err := exec.LookPath("diff"); err != nil {
+		t.Skip("diff is not installed")
+	}
+	h := history()
+	// diff -N reads an absent file as empty, so it says nothing about an
+	// empty file that appears or disappears.
+	delete(h[0], "empty.txt")
+	delete(h[1], "new-empty.txt")
+	dir := t.TempDir()
+	write := func(root string, fs tree) {
+		for p, b := range fs {
+			if strings.ContainsAny(p, "\t\"") {
+				continue // diff -r prints such names raw; git quotes them
+			}
+			full := filepath.Join(dir, root, filepath.FromSlash(p))
+			os.MkdirAll(filepath.Dir(full), 0o755)
+			os.WriteFile(full, b, 0o644)
+		}
+	}
+	write("old", h[0])
+	write("new", h[1])
+	for _, args := range [][]string{{"-ruN", "old", "new"}, {"-r", "-N", "-U0", "old", "new"}, {"-ru", "old", "new"}} {
+		cmd := exec.Command("diff", args...)
+		cmd.Dir = dir
+		out, _ := cmd.Output()
+		if args[0] == "-ru" {
+			// Without -N, diff -r reports files on one side as prose
+			// ("Only in old: del.txt"); those are not changes.
+			var keep []byte
+			for _, l := range bytes.SplitAfter(out, []byte("\n")) {
+				if !bytes.HasPrefix(l, []byte("Only in ")) {
+					keep = append(keep, l...)
+				}
+			}
+			out = keep
+		}
+		d, err := Parse(out)
+		if err != nil {
+			t.Fatalf("diff %v: %v\n%s", args, err, out)
+		}
+		base, want := tree{}, tree{}
+		for p, b := range h[0] {
+			if !strings.ContainsAny(p, "\t\"") {
+				base[p] = b
+			}
+		}
+		for p, b := range h[1] {
+			if !strings.ContainsAny(p, "\t\"") {
+				want[p] = b
+			}
+		}
+		if args[0] == "-ru" {
+			for p := range base {
+				if _, ok := want[p]; !ok {
+					want[p] = base[p]
+				}
+			}
+			for p := range want {
+				if _, ok := base[p]; !ok {
+					delete(want, p)
+				}
+			}
+		}
+		got, err := applyDraft(d, base)
+		if err != nil {
+			t.Fatalf("diff %v: apply: %v\n%s", args, err, out)
+		}
+		sameTree(t, got, want, out)
+	}
+
+	// diff -u of two named files: the +++ name is the path.
+	os.WriteFile(filepath.Join(dir, "f.txt.orig"), []byte("a\nb\nc\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("a\nB\nc\n"), 0o644)
+	cmd := exec.Command("diff", "-u", "f.txt.orig", "f.txt")
+	cmd.Dir = dir
+	out, _ := cmd.Output()
+	d, err := Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := applyDraft(d, tree{"f.txt": []byte("a\nb\nc\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, got, tree{"f.txt": []byte("a\nB\nc\n")}, out)
+}
+
+func sameTree(t *testing.T, got, want tree, diff []byte) {
+	t.Helper()
+	var paths []string
+	for p := range want {
+		paths = append(paths, p)
+	}
+	for p := range got {
+		if _, ok := want[p]; !ok {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		g, gok := got[p]
+		w, wok := want[p]
+		switch {
+		case !gok:
+			t.Errorf("%q is missing", p)
+		case !wok:
+			t.Errorf("%q should not exist", p)
+		case !bytes.Equal(g, w):
+			t.Errorf("%q = %q, want %q", p, g, w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("diff:\n%s", diff)
+	}
+}
+
+var _ = errors.New
