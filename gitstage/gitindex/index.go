@@ -152,6 +152,15 @@ func Decode(b []byte, hashSize int) (*Index, error) {
 	arena := make([]byte, 0, arenaCap)
 	p := headerSize
 	prevStart, prevStage := 0, 0
+	// A split index stores replaced entries with empty paths; the "link"
+	// extension after the entries says so. Errors in the entries' content
+	// are therefore reported only after the extensions were seen.
+	var deferred error
+	deferr := func(err error) {
+		if deferred == nil {
+			deferred = err
+		}
+	}
 	for i := range entries {
 		start := p
 		if body-p < fixed {
@@ -219,10 +228,10 @@ func Decode(b []byte, hashSize int) (*Index, error) {
 		}
 		name := arena[nameStart:]
 		if len(name) == 0 {
-			return nil, corrupt(start, "entry %d has an empty path", i)
+			deferr(corrupt(start, "entry %d has an empty path", i))
 		}
 		if (nameLen < 0xfff && len(name) != nameLen) || (nameLen == 0xfff && len(name) < 0xfff) {
-			return nil, corrupt(start, "entry %d: the path is %d bytes but the flags say %d", i, len(name), nameLen)
+			deferr(corrupt(start, "entry %d: the path is %d bytes but the flags say %d", i, len(name), nameLen))
 		}
 		if e.Mode&modeTypeMask == modeDir {
 			return nil, ErrSparseIndex
@@ -231,11 +240,11 @@ func Decode(b []byte, hashSize int) (*Index, error) {
 			c := bytes.Compare(arena[prevStart:nameStart], name)
 			switch {
 			case c > 0:
-				return nil, corrupt(start, "entry %d (%q) is out of order", i, name)
+				deferr(corrupt(start, "entry %d (%q) is out of order", i, name))
 			case c == 0 && (prevStage == 0 || e.Stage == 0):
-				return nil, corrupt(start, "entry %d (%q): a merged entry and a conflict entry for the same path", i, name)
+				deferr(corrupt(start, "entry %d (%q): a merged entry and a conflict entry for the same path", i, name))
 			case c == 0 && e.Stage <= prevStage:
-				return nil, corrupt(start, "entry %d (%q): stages out of order", i, name)
+				deferr(corrupt(start, "entry %d (%q): stages out of order", i, name))
 			}
 		}
 		prevStart, prevStage = nameStart, e.Stage
@@ -274,6 +283,9 @@ func Decode(b []byte, hashSize int) (*Index, error) {
 		}
 		ix.exts = append(ix.exts, extension{sig: sig, data: data})
 		q += 8 + int(size)
+	}
+	if deferred != nil {
+		return nil, deferred
 	}
 	return ix, nil
 }
