@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(testscript.RunMain(m, map[string]func() int{
+		"nika": func() int { return run(os.Args, os.Stdin, os.Stdout, os.Stderr) },
+	}))
+}
+
+// TestScripts runs the CLI specifications in testdata/script, each in a
+// fresh git repository, checked with the real git CLI.
+func TestScripts(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("the git CLI is not installed: the CLI scripts check nika against it")
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:   "testdata/script",
+		Setup: setupGit,
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"pty":  cmdPty,
+			"notty": cmdNoTTY,
+			"id":   cmdID,
+		},
+		RequireExplicitExec: false,
+	})
+}
+
+// setupGit isolates git from the host's configuration and gives it an
+// identity, then makes $WORK/repo a repository on branch main.
+func setupGit(env *testscript.Env) error {
+	home := env.WorkDir + "/home"
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	for k, v := range map[string]string{
+		"HOME":                home,
+		"GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_CONFIG_GLOBAL":   home + "/.gitconfig",
+		"GIT_AUTHOR_NAME":     "Ada Tester",
+		"GIT_AUTHOR_EMAIL":    "ada@example.com",
+		"GIT_COMMITTER_NAME":  "Ada Tester",
+		"GIT_COMMITTER_EMAIL": "ada@example.com",
+		"GIT_AUTHOR_DATE":     "1767225600 +0000",
+		"GIT_COMMITTER_DATE":  "1767225600 +0000",
+		"NO_COLOR":            "1",
+		"TERM":                "dumb",
+		"PAGER":               "cat",
+	} {
+		env.Setenv(k, v)
+	}
+	return os.WriteFile(home+"/.gitconfig", []byte("[init]\n\tdefaultBranch = main\n"), 0o644)
+}
+
+var scriptEnvKeys = []string{"PATH", "HOME", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
+	"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "NO_COLOR", "TERM", "PAGER", "GIT_PAGER", "LESS"}
+
+func scriptCmd(ts *testscript.TestScript, args []string) *exec.Cmd {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = ts.MkAbs(".")
+	for _, k := range scriptEnvKeys {
+		if v := ts.Getenv(k); v != "" {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
+	// testscript's registered commands find themselves through this.
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "TESTSCRIPT_") || strings.HasPrefix(kv, "GOCOVERDIR=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	return cmd
+}
+
+// cmdPty runs a command on a fresh pseudo-terminal that is its controlling
+// terminal, as a human's shell would, and types answer when the consent
+// prompt appears:
+//
+//	pty ANSWER nika apply $ID
+//
+// ANSWER "-" types an empty line; "\n" in ANSWER is a newline. The whole
+// terminal transcript becomes stdout.
+func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: pty ANSWER command [args...]")
+	}
+	answer := args[0]
+	if answer == "-" {
+		answer = ""
+	}
+	answer = strings.ReplaceAll(answer, `\n`, "\n")
+	cmd := scriptCmd(ts, args[1:])
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 500, Cols: 200})
+	if err != nil {
+		ts.Fatalf("pty: %v", err)
+	}
+	defer f.Close()
+	var out bytes.Buffer
+	done := make(chan struct{})
+	prompted := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		seen := false
+		for {
+			n, err := f.Read(buf)
+			out.Write(buf[:n])
+			if !seen && strings.Contains(out.String(), "Type yes") {
+				seen = true
+				close(prompted)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case <-prompted:
+		io.WriteString(f, answer+"\n")
+	case <-done:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		ts.Fatalf("pty: no consent prompt within 60s; output so far:\n%s", out.String())
+	}
+	err = cmd.Wait()
+	<-done
+	ts.Stdout().Write(bytes.ReplaceAll(out.Bytes(), []byte("\r\n"), []byte("\n")))
+	if err != nil && !neg {
+		ts.Fatalf("pty: %v", err)
+	}
+	if err == nil && neg {
+		ts.Fatalf("pty: unexpected success")
+	}
+}
+
+// cmdNoTTY runs a command in a new session, so it has no controlling
+// terminal whatever the test runner has.
+func cmdNoTTY(ts *testscript.TestScript, neg bool, args []string) {
+	cmd := scriptCmd(ts, args)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Stdin = strings.NewReader("yes\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	ts.Stdout().Write(stdout.Bytes())
+	ts.Stderr().Write(stderr.Bytes())
+	if err != nil && !neg {
+		ts.Fatalf("notty: %v", err)
+	}
+	if err == nil && neg {
+		ts.Fatalf("notty: unexpected success")
+	}
+}
+
+var (
+	idRE     = regexp.MustCompile(`(?m)(?:^proposal +|"id": ")([0-9a-f]{64})`)
+	commitRE = regexp.MustCompile(`(?m)(?:^commit +|"commit": ")([0-9a-f]{40})`)
+)
+
+// cmdID reads the proposal id from the last command's stdout and sets
+// $ID (64 hex), $ID12 and $ID8, and its commit as $COMMIT.
+func cmdID(ts *testscript.TestScript, neg bool, args []string) {
+	m := idRE.FindStringSubmatch(ts.ReadFile("stdout"))
+	if m == nil {
+		ts.Fatalf("id: no proposal id in stdout")
+	}
+	ts.Setenv("ID", m[1])
+	ts.Setenv("ID12", m[1][:12])
+	ts.Setenv("ID8", m[1][:8])
+	if c := commitRE.FindStringSubmatch(ts.ReadFile("stdout")); c != nil {
+		ts.Setenv("COMMIT", c[1])
+	}
+}
