@@ -181,11 +181,17 @@ func (w *workflow) taskNeeds(t *task) []need {
 		args := t.args
 		for _, a := range b.reads {
 			if n := mapGet(args, a); isStr(n) {
-				raw := n.Value
 				if t.tool == "nika:glob" {
-					raw = globRoot(raw)
+					nd := need{task: t, cat: "fs.read", node: n}
+					res := w.resolveStr(t, n.Value, 0)
+					if res.ok {
+						nd.value = globRoot(res.text)
+					}
+					nd.tainted = res.tainted
+					out = append(out, nd)
+					continue
 				}
-				add("fs.read", n, raw)
+				add("fs.read", n, n.Value)
 			} else if n == nil && t.tool == "nika:grep" {
 				add("fs.read", t.toolNode, "")
 			}
@@ -285,11 +291,7 @@ func globRoot(p string) string {
 	if i < 0 {
 		return p
 	}
-	d := path.Dir(p[:i] + "x")
-	if d == "" {
-		d = "."
-	}
-	return d + "/x"
+	return path.Dir(p[:i] + "x")
 }
 
 // urlHost extracts the host of a literal URL, "" when there is none.

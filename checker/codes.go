@@ -51,9 +51,9 @@ var catalog = map[string]codeInfo{
 	"NIKA-PARSE-028": {"validation_error", SeverityError, "run: declares entropy: none while the workflow consumes randomness (a live retry jitter or nika:uuid). Set jitter: false, drop the source, or declare another entropy."},
 
 	// Values.
-	"NIKA-VALUES-001": {"validation_error", SeverityError, "the vars: block and the vars. namespace are dead. A typed parameter is an inputs: entry, a fixed value a const: entry."},
-	"NIKA-VALUES-002": {"validation_error", SeverityError, "the envelope env: block and the env. namespace are dead. A deployment knob is an inputs: entry with required: false and a default:; a subprocess environment is exec.env."},
-	"NIKA-VALUES-003": {"validation_error", SeverityError, "a value namespace outside inputs, const and secrets was read (config., params. and friends). Declare the value under one of the three authorities."},
+	"NIKA-VALUES-001":  {"validation_error", SeverityError, "the vars: block and the vars. namespace are dead. A typed parameter is an inputs: entry, a fixed value a const: entry."},
+	"NIKA-VALUES-002":  {"validation_error", SeverityError, "the envelope env: block and the env. namespace are dead. A deployment knob is an inputs: entry with required: false and a default:; a subprocess environment is exec.env."},
+	"NIKA-VALUES-003":  {"validation_error", SeverityError, "a value namespace outside inputs, const and secrets was read (config., params. and friends). Declare the value under one of the three authorities."},
 	"NIKA-DEFAULT-001": {"validation_error", SeverityError, "a default: or a typed const value does not fit its own declared type."},
 
 	// Types.
@@ -79,13 +79,13 @@ var catalog = map[string]codeInfo{
 	"NIKA-DAG-009": {"validation_error", SeverityError, "an unwind task cannot join a group: cleanup never enters the precedence graph."},
 
 	// Verbs and tools.
-	"NIKA-INVOKE-001":       {"validation_error", SeverityError, "the tool id does not resolve to a known builtin."},
-	"NIKA-BUILTIN-001":      {"validation_error", SeverityError, "a builtin call violates its statically checkable argument contract, or names a builtin that does not exist."},
-	"NIKA-BUILTIN-DONE-001": {"validation_error", SeverityError, "nika:done ends an agent loop; it is only meaningful in an agent tools: whitelist, never as a standalone invoke."},
+	"NIKA-INVOKE-001":          {"validation_error", SeverityError, "the tool id does not resolve to a known builtin."},
+	"NIKA-BUILTIN-001":         {"validation_error", SeverityError, "a builtin call violates its statically checkable argument contract, or names a builtin that does not exist."},
+	"NIKA-BUILTIN-DONE-001":    {"validation_error", SeverityError, "nika:done ends an agent loop; it is only meaningful in an agent tools: whitelist, never as a standalone invoke."},
 	"NIKA-BUILTIN-COMPOSE-001": {"validation_error", SeverityError, "nika:compose is an agent-loop tool; it is only meaningful in an agent tools: whitelist, never as a standalone invoke."},
-	"NIKA-PROVIDER-001":     {"validation_error", SeverityError, "a model id must be <provider>/<name> with a canonical provider prefix (ollama, lmstudio, llamacpp, localai, vllm, mistral, anthropic, openai, gemini, deepseek, xai, groq, openrouter, huggingface, nvidia, moonshot, mock)."},
-	"NIKA-AGENT-003":        {"validation_error", SeverityError, "a skills: path does not resolve: the file is missing, or the path is templated or a glob."},
-	"NIKA-AGENT-004":        {"validation_error", SeverityError, "a skills: file is not a valid Agent Skill: it needs a YAML frontmatter with a non-empty name and description."},
+	"NIKA-PROVIDER-001":        {"validation_error", SeverityError, "a model id must be <provider>/<name> with a canonical provider prefix (ollama, lmstudio, llamacpp, localai, vllm, mistral, anthropic, openai, gemini, deepseek, xai, groq, openrouter, huggingface, nvidia, moonshot, mock)."},
+	"NIKA-AGENT-003":           {"validation_error", SeverityError, "a skills: path does not resolve: the file is missing, or the path is templated or a glob."},
+	"NIKA-AGENT-004":           {"validation_error", SeverityError, "a skills: file is not a valid Agent Skill: it needs a YAML frontmatter with a non-empty name and description."},
 
 	// Composition.
 	"NIKA-COMP-001": {"validation_error", SeverityError, "an invoke: workflow: target must be a static path to a file that exists beside the parent."},

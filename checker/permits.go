@@ -207,8 +207,9 @@ func pathAllowed(p string, globs []string) bool {
 	cp, esc := canonPath(p)
 	for _, g := range globs {
 		cg, gesc := canonPath(g)
-		if strings.HasSuffix(g, "/**") || g == "**" || g == "./**" {
-			// path.Clean keeps "**"; nothing else to do.
+		// "dir/**" covers the directory itself as well as what lies under it.
+		if strings.HasSuffix(cg, "/**") && cp == strings.TrimSuffix(cg, "/**") {
+			return true
 		}
 		if esc && !gesc && !strings.HasPrefix(cg, "/") {
 			continue

@@ -191,7 +191,7 @@ func (w *workflow) resolveTasks(t *task, n *yaml.Node, s surface, r ref) bool {
 	}
 	id := r.path[0].name
 	allowed := s == surfWith || s == surfRecover || s == surfOutputs
-	if s == surfBody && t != nil {
+	if (s == surfBody || s == surfWhen || s == surfForEach) && t != nil {
 		for _, u := range t.unwinds {
 			if u == id {
 				allowed = true
