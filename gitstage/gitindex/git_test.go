@@ -278,3 +278,25 @@ func TestConcurrentReadersSeeWholeIndexes(t *testing.T) {
 		t.Fatalf("git ls-files failed during rewrites: %s", msg)
 	}
 }
+
+// TestFsmonitorBitmapIsDroppedOnChange: FSMN is a bitmap by entry position;
+// after an edit it is dropped (a stale one would make git trust entries it
+// should check, or crash on a shorter index), and git's status stays right.
+func TestFsmonitorBitmapIsDroppedOnChange(t *testing.T) {
+	r := newRepo(t)
+	populate(r)
+	r.git("commit", "-qm", "base")
+	r.fsmonitor()
+	ix, _ := ReadFile(r.indexPath(), r.hs)
+	if !slices.Contains(ix.Extensions(), "FSMN") {
+		t.Fatalf("precondition: no FSMN")
+	}
+	ix.Remove("a/b.txt")
+	if slices.Contains(ix.Extensions(), "FSMN") {
+		t.Errorf("FSMN kept after an edit")
+	}
+	r.commitIndex(ix)
+	if got, want := r.git("status", "--porcelain"), "D  a/b.txt\n?? a/b.txt\n"; got != want {
+		t.Errorf("git status --porcelain = %q, want %q", got, want)
+	}
+}

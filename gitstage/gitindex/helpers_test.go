@@ -246,3 +246,17 @@ func zeroTrailer(b []byte, hs int) []byte {
 	clear(out[len(out)-hs:])
 	return out
 }
+
+// fsmonitor configures a fsmonitor hook (protocol 2) that reports no
+// changes, and makes git write the FSMN extension.
+func (r *repo) fsmonitor() {
+	r.t.Helper()
+	hook := filepath.Join(filepath.Dir(r.dir), "fsmonitor-hook")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\nprintf 'token-1\\0'\n"), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	r.git("config", "core.fsmonitor", hook)
+	r.git("config", "core.fsmonitorHookVersion", "2")
+	r.git("update-index", "--fsmonitor")
+	r.git("status", "--porcelain")
+}

@@ -9,6 +9,7 @@ import (
 	"hash"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // Time is a timestamp as the index stores it: 32-bit seconds and nanoseconds.
@@ -145,9 +146,9 @@ func Decode(b []byte, hashSize int) (*Index, error) {
 	entries := make([]Entry, n)
 	hashes := make([]byte, n*hashSize)
 	ends := make([]int, n)
-	arenaCap := body - headerSize
+	arenaCap := body - headerSize - n*fixed // names and padding (v2/v3)
 	if ver == 4 {
-		arenaCap *= 2
+		arenaCap *= 4 // suffixes only; the full paths are longer
 	}
 	arena := make([]byte, 0, arenaCap)
 	p := headerSize
@@ -250,7 +251,8 @@ func Decode(b []byte, hashSize int) (*Index, error) {
 		prevStart, prevStage = nameStart, e.Stage
 		ends[i] = len(arena)
 	}
-	paths := string(arena)
+	// All paths share one allocation; arena is never written again.
+	paths := unsafe.String(unsafe.SliceData(arena), len(arena))
 	from := 0
 	for i := range entries {
 		entries[i].Path = paths[from:ends[i]]

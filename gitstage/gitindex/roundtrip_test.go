@@ -112,6 +112,15 @@ func TestRoundTripIsByteIdentical(t *testing.T) {
 			exts:    []string{"TREE", "UNTR"},
 		},
 		{
+			name: "fsmonitor bitmap (FSMN)",
+			setup: func(r *repo) {
+				populate(r)
+				r.fsmonitor()
+			},
+			version: 2,
+			exts:    []string{"FSMN"},
+		},
+		{
 			name: "conflict stages and resolve-undo",
 			setup: func(r *repo) {
 				r.write("f.txt", "base\n")
