@@ -430,9 +430,4 @@ func ioErr(what string, err error) error {
 		Hint: "fix the cause (permissions, free space, a read-only filesystem), then run nika apply again"}
 }
 
-func indexErr(err error) error {
-	if errors.Is(err, gitindex.ErrSplitIndex) || errors.Is(err, gitindex.ErrSparseIndex) {
-		return &changeset.Error{Class: changeset.Unsupported, Err: err, Text: err.Error(), Hint: "see the text for the git command that converts the index"}
-	}
-	return &changeset.Error{Class: changeset.Io, Err: err, Text: "could not read the index: " + err.Error(), Hint: "run git status to check the repository"}
-}
+func indexErr(err error) error { return gitstage.IndexError(err) }

@@ -2,7 +2,6 @@ package gitstage
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,7 +9,9 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/gitstage/gitindex"
 )
 
 // IndexEntry is the part of an index entry the clean check reads.
@@ -24,7 +25,7 @@ type IndexEntry struct {
 
 // IndexSnapshot is the index as read once at propose time.
 type IndexSnapshot struct {
-	entries []IndexEntry // sorted by path, then stage
+	ix *gitindex.Index
 }
 
 // IndexPath is this worktree's index file.
@@ -35,41 +36,41 @@ func (r *Repo) IndexPath() string {
 	return filepath.Join(r.GitDir, "index")
 }
 
-// ReadIndex reads the index once. A missing index is empty.
+// ReadIndex reads the index once, with nika's own codec (see gitindex). A
+// missing index is empty.
 func (r *Repo) ReadIndex() (*IndexSnapshot, error) {
-	f, err := os.Open(r.IndexPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return &IndexSnapshot{}, nil
-	}
+	ix, err := gitindex.ReadFile(r.IndexPath(), 20)
 	if err != nil {
-		return nil, ioRefusal("read the index", err)
+		return nil, IndexError(err)
 	}
-	defer f.Close()
-	var idx index.Index
-	if err := index.NewDecoder(f).Decode(&idx); err != nil {
-		return nil, ioRefusal("read the index", err)
+	return &IndexSnapshot{ix: ix}, nil
+}
+
+// IndexError classifies an index read error for a human.
+func IndexError(err error) error {
+	if errors.Is(err, gitindex.ErrSplitIndex) || errors.Is(err, gitindex.ErrSparseIndex) || errors.Is(err, gitindex.ErrMandatoryExtension) {
+		return &changeset.Error{Class: changeset.Unsupported, Err: err, Text: strings.TrimPrefix(err.Error(), "gitindex: "), Hint: "convert the index with the git command named above, then try again"}
 	}
-	s := &IndexSnapshot{}
-	for _, e := range idx.Entries {
-		s.entries = append(s.entries, IndexEntry{Path: e.Name, Hash: e.Hash, Mode: e.Mode, Stage: int(e.Stage), SkipWorktree: e.SkipWorktree})
-	}
-	sort.SliceStable(s.entries, func(i, j int) bool { return s.entries[i].Path < s.entries[j].Path })
-	return s, nil
+	return &changeset.Error{Class: changeset.Io, Err: err, Text: "could not read the index: " + strings.TrimPrefix(err.Error(), "gitindex: "), Hint: "run git status to check the repository"}
 }
 
 // Stages returns the entries at p (one at stage 0, or the conflict stages).
 func (s *IndexSnapshot) Stages(p string) []IndexEntry {
-	i := sort.Search(len(s.entries), func(i int) bool { return s.entries[i].Path >= p })
-	j := i
-	for j < len(s.entries) && s.entries[j].Path == p {
-		j++
+	es := s.ix.Entries
+	i := sort.Search(len(es), func(i int) bool { return es[i].Path >= p })
+	var out []IndexEntry
+	for ; i < len(es) && es[i].Path == p; i++ {
+		var h plumbing.Hash
+		copy(h[:], es[i].Hash)
+		out = append(out, IndexEntry{Path: p, Hash: h, Mode: filemode.FileMode(es[i].Mode), Stage: es[i].Stage, SkipWorktree: es[i].SkipWorktree})
 	}
-	return s.entries[i:j]
+	return out
 }
 
 // HasDir reports whether any entry lives under dir/.
 func (s *IndexSnapshot) HasDir(dir string) bool {
 	pre := dir + "/"
-	i := sort.Search(len(s.entries), func(i int) bool { return s.entries[i].Path >= pre })
-	return i < len(s.entries) && strings.HasPrefix(s.entries[i].Path, pre)
+	es := s.ix.Entries
+	i := sort.Search(len(es), func(i int) bool { return es[i].Path >= pre })
+	return i < len(es) && strings.HasPrefix(es[i].Path, pre)
 }
