@@ -1,0 +1,62 @@
+// Package searchreplace reads the search/replace blocks that aider-style
+// models write, and turns them into a changeset.Draft:
+//
+//	path/to/file.go
+//	```go
+//	<<<<<<< SEARCH
+//	the lines as they are now
+//	=======
+//	the lines as they should be
+//	>>>>>>> REPLACE
+//	```
+//
+// # Why exact, and why once
+//
+// A SEARCH text is a claim about the file: "these lines are there, and this
+// is the place I mean". nika checks the claim instead of guessing: the text
+// must be found, as whole lines and byte for byte, exactly once in the file
+// as the blocks before it left it. Zero or several occurrences are refused
+// with the line numbers, so the model (or the human) can fix the block,
+// instead of nika editing a place nobody pointed at. A miss that only
+// whitespace explains is named in the refusal, but never applied.
+//
+// # Files, blocks and order
+//
+// Several blocks may follow one another, for one file or many. All the
+// blocks of one file become one intent whose Edit applies them in order,
+// each against the result of the ones before it, so the preview shows the
+// file's final bytes once. Intents keep the order in which files first
+// appear.
+//
+// Each block names its file on the line before its opening fence (or, when
+// the block is not fenced, before its SEARCH line; or inside the fence, on
+// its first line; or on the fence itself, "```path/file.go"). Markdown
+// decoration around the path is dropped (`a.go`, **a.go**, ### a.go, a.go:).
+// A block that follows another with nothing but blank lines and fences
+// between them edits the same file. Anything else before a block that does
+// not read as a path (prose, most often) is refused: "the block names no
+// file" is better than an edit of the wrong one. A path holding spaces must
+// be written in backticks.
+//
+// # An empty SEARCH creates a file
+//
+// An empty SEARCH means "this file is new": the intent is an Add, which the
+// resolver refuses when the path exists. nika does not read an empty SEARCH
+// on an existing file as "append", as aider does: the model would be writing
+// into bytes it never showed it had seen, and the block would silently mean
+// two different things depending on the repository. To add lines to an
+// existing file, a block searches for the lines they follow and repeats
+// them. Later blocks of a new file edit the new content; an empty SEARCH in
+// any block but a file's first is refused.
+//
+// # Text and line endings
+//
+// Blocks are matched line by line. The file keeps its line ending (CRLF
+// files stay CRLF) and its final newline or lack of one. Markers are
+// recognised with 5 to 9 marker characters and surrounding whitespace, as
+// aider does. Inside a block, everything up to the next marker is content,
+// fences included; a "=======" line cannot appear in a SEARCH text.
+//
+// Parse reads only its input, and the Edit is a pure function of the base
+// bytes.
+package searchreplace
