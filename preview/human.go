@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/checker"
 )
 
 // Options shape the human text. The caller decides color (NO_COLOR, TTY);
@@ -24,20 +25,16 @@ type Options struct {
 // checker said about its exact bytes.
 type Input struct {
 	Proposal *changeset.Proposal
-	// Repairs are the fix ladder's repairs to proposed bytes, made before
-	// staging (so the diff already includes them); may be nil.
-	Repairs []Repair
+	// Audits are the checker's reports on the exact proposed bytes, one per
+	// workflow or project file the proposal writes; may be nil. A written
+	// workflow or project file without a report is shown as not audited.
+	Audits []checker.Report
+	// Repairs are the fix ladder's repairs per path, made to proposed bytes
+	// before staging (so the diffs already include them); may be nil.
+	Repairs map[changeset.Path][]checker.RepairStep
 	// Unchanged lists paths the input named whose bytes did not change; the
 	// preview says so, so that a silent no-op is never mistaken for a change.
 	Unchanged []changeset.Path
-}
-
-// Repair is one fix the checker's fix ladder made to a proposed file before
-// it was staged. It is a hook: the checker fills it once the ladder exists.
-type Repair struct {
-	Path    changeset.Path
-	Code    string // the finding code the repair resolves
-	Message string // what changed, for a human
 }
 
 // ErrInconsistent wraps every refusal to render a proposal whose parts do
@@ -85,8 +82,10 @@ func (p *printer) linef(c, format string, args ...any) { p.line(c, fmt.Sprintf(f
 // class, blob and witness before → after, path), the paths named but
 // unchanged, then per change its exact bytes as a git-style diff: every line
 // of a create, a unified diff with three lines of context for an update or
-// a move, every removed line of a delete. Bytes a terminal would not show as
-// themselves are escaped and flagged. The text is a pure function of in and
+// a move, every removed line of a delete. Then the fix ladder's repairs, and
+// last the audit of each workflow and project file: the verdict, each
+// finding as path:line:col CODE message with its fix, and the effect rows.
+// Bytes a terminal would not show as themselves are escaped and flagged. The text is a pure function of in and
 // opt: no times, no absolute paths. Nothing is written if the proposal is
 // inconsistent (ErrInconsistent).
 func Human(w io.Writer, in Input, opt Options) error {
@@ -143,15 +142,15 @@ func Human(w io.Writer, in Input, opt Options) error {
 		}
 	}
 
-	if len(in.Repairs) > 0 {
+	if rs := repairs(in.Repairs); len(rs) > 0 {
 		p.line("", "")
 		p.line(cBold, "repairs made by the fix ladder before staging (the diffs above include them)")
-		rs := append([]Repair(nil), in.Repairs...)
-		sort.SliceStable(rs, func(i, j int) bool { return rs[i].Path < rs[j].Path })
 		for _, r := range rs {
-			p.linef("", "  %s %s %s", safe(string(r.Path)), safe(r.Code), safe(r.Message))
+			p.linef("", "  %s:%d %s: %s", safe(string(r.path)), r.step.Line, safe(r.step.Rule), safe(r.step.Description))
 		}
 	}
+
+	p.audits(changes, in.Audits)
 
 	_, err = w.Write(p.b.Bytes())
 	return err
@@ -373,4 +372,30 @@ func (p *printer) diffLine(l diffLine) {
 	if !eol {
 		p.line("", `\ No newline at end of file`)
 	}
+}
+
+type pathRepair struct {
+	path changeset.Path
+	step checker.RepairStep
+}
+
+// repairs flattens the repairs per path in path order, each path's steps in
+// the order the ladder applied them.
+func repairs(m map[changeset.Path][]checker.RepairStep) []pathRepair {
+	var out []pathRepair
+	for _, p := range sortedPathKeys(m) {
+		for _, st := range m[p] {
+			out = append(out, pathRepair{p, st})
+		}
+	}
+	return out
+}
+
+func sortedPathKeys(m map[changeset.Path][]checker.RepairStep) []changeset.Path {
+	ks := make([]changeset.Path, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
+	return ks
 }

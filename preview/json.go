@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"sort"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/checker"
 )
 
 // JSON writes the proposal as one JSON object followed by "\n", for hosts.
@@ -22,8 +22,11 @@ import (
 //	             "before":null|{"blob","witness","mode"},
 //	             "after":null|{"blob","witness","mode"}}],   sorted by path
 //	 "unchanged":["path",...],
-//	 "audits":[],
-//	 "repairs":[{"path","code","message"}]}
+//	 "audits":[{"path","kind":"workflow"|"project","clean",
+//	            "findings":[{"code","category","severity","message","line","col","fix"}],
+//	            "effects":null|{"reads","writes","network","programs","tools",
+//	                            "pauses","env","models","secrets":[names],"spend"}}],
+//	 "repairs":[{"path","rule","line","description"}]}
 //
 // File bytes are never included: a host reads them from git by blob id, and
 // the witnesses bind them. No absolute host path appears (Set.Root is never
@@ -43,8 +46,8 @@ func JSON(w io.Writer, in Input) error {
 		Goal:      s.Goal,
 		Changes:   make([]jsonChange, 0, len(changes)),
 		Unchanged: make([]string, 0, len(in.Unchanged)),
-		Audits:    []jsonAudit{},
-		Repairs:   make([]jsonRepair, 0, len(in.Repairs)),
+		Audits:    make([]jsonAudit, 0, len(in.Audits)),
+		Repairs:   []jsonRepair{},
 	}
 	if s.Base != "" {
 		out.Base = &s.Base
@@ -73,10 +76,11 @@ func JSON(w io.Writer, in Input) error {
 	for _, u := range sortedPaths(in.Unchanged) {
 		out.Unchanged = append(out.Unchanged, string(u))
 	}
-	rs := append([]Repair(nil), in.Repairs...)
-	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Path < rs[j].Path })
-	for _, r := range rs {
-		out.Repairs = append(out.Repairs, jsonRepair{string(r.Path), r.Code, r.Message})
+	for _, r := range repairs(in.Repairs) {
+		out.Repairs = append(out.Repairs, jsonRepair{string(r.path), r.step.Rule, r.step.Line, r.step.Description})
+	}
+	for _, r := range sortedAudits(in.Audits) {
+		out.Audits = append(out.Audits, jsonAuditOf(r))
 	}
 
 	var b bytes.Buffer
@@ -132,11 +136,63 @@ func jsonSideOf(s *changeset.Side) *jsonSide {
 	return &jsonSide{Blob: s.Blob, Witness: s.Witness.String(), Mode: s.Mode.String()}
 }
 
-// jsonAudit is filled once the checker is wired in.
-type jsonAudit struct{}
+type jsonAudit struct {
+	Path     string        `json:"path"`
+	Kind     string        `json:"kind"`
+	Clean    bool          `json:"clean"`
+	Findings []jsonFinding `json:"findings"`
+	Effects  *jsonEffects  `json:"effects"`
+}
+
+type jsonFinding struct {
+	Code     string `json:"code"`
+	Category string `json:"category"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	Line     int    `json:"line"`
+	Col      int    `json:"col"`
+	Fix      string `json:"fix"`
+}
+
+type jsonEffects struct {
+	Reads    []string `json:"reads"`
+	Writes   []string `json:"writes"`
+	Network  []string `json:"network"`
+	Programs []string `json:"programs"`
+	Tools    []string `json:"tools"`
+	Pauses   []string `json:"pauses"`
+	Env      []string `json:"env"`
+	Models   []string `json:"models"`
+	Secrets  []string `json:"secrets"`
+	Spend    string   `json:"spend"`
+}
+
+func jsonAuditOf(r checker.Report) jsonAudit {
+	a := jsonAudit{Path: r.Path, Kind: r.Kind, Clean: r.Clean(), Findings: make([]jsonFinding, 0, len(r.Findings))}
+	for _, f := range r.Findings {
+		a.Findings = append(a.Findings, jsonFinding{f.Code, f.Category, string(f.Severity), f.Message, f.Line, f.Col, f.Fix})
+	}
+	if e := r.Effects; e != nil {
+		a.Effects = &jsonEffects{
+			Reads: nonNil(e.Reads), Writes: nonNil(e.Writes), Network: nonNil(e.Network),
+			Programs: nonNil(e.Programs), Tools: nonNil(e.Tools), Pauses: nonNil(e.Pauses),
+			Env: nonNil(e.Env), Models: nonNil(e.Models), Secrets: nonNil(e.Secrets),
+			Spend: e.Spend,
+		}
+	}
+	return a
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
 
 type jsonRepair struct {
-	Path    string `json:"path"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Path        string `json:"path"`
+	Rule        string `json:"rule"`
+	Line        int    `json:"line"`
+	Description string `json:"description"`
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/checker"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -77,11 +78,44 @@ func numbered(n int, edit map[int]string) string {
 	return b.String()
 }
 
-const hello = `schema: nika/workflow@0.1
+const hello = `nika: hello
+model: ollama/qwen3.5:4b
+permits: {}
 tasks:
-  - id: greet
-    infer: "Say hello to {{ name }}"
+  greet:
+    infer:
+      prompt: "Say hello to {{ inputs.name }}"
+      max_tokens: 64
 `
+
+// cleanAudit is a hand-built clean report with every effect row used.
+var cleanAudit = checker.Report{
+	Path: "flows/hello.nika.yaml",
+	Kind: checker.KindWorkflow,
+	Effects: &checker.Effects{
+		Reads:    []string{"docs/*.md"},
+		Writes:   []string{"out/greeting.txt"},
+		Network:  []string{"api.example.com:443"},
+		Programs: []string{"git"},
+		Tools:    []string{"nika:read", "nika:write"},
+		Pauses:   []string{"confirm"},
+		Env:      []string{"LANG"},
+		Models:   []string{"ollama/qwen3.5:4b"},
+		Secrets:  []string{"EXAMPLE_TOKEN"},
+		Spend:    "bounded: 1 model call, at most 64 tokens",
+	},
+}
+
+// dirtyAudit has an error and a warning, and no effects (a file that does
+// not parse far enough).
+var dirtyAudit = checker.Report{
+	Path: "flows/b.nika.yaml",
+	Kind: checker.KindWorkflow,
+	Findings: []checker.Finding{
+		{Code: "NIKA-PARSE-002", Category: "validation_error", Severity: checker.SeverityError, Message: "the nika: key is missing; without it this is not a Nika file", Line: 1, Col: 1, Fix: "add a first line nika: <kebab-case-name>"},
+		{Code: "NIKA-PARSE-022", Category: "validation_error", Severity: checker.SeverityWarning, Message: "tasks: is a list; it is a map keyed by task id", Line: 2, Col: 1},
+	},
+}
 
 var base = fakeHex("base")
 
@@ -109,13 +143,20 @@ func cases() map[string]Input {
 			upd("c.txt", "p\nq\n", "p\nq"))},
 		"hidden": {Proposal: proposal("Hidden \x1b[31mred\x1b[m goal\nsecond line", base,
 			create("evil.txt", "plain \\x1b text\nclear\x1b[2J\x1b]0;pwned\x07screen\n\xff\xfe bad utf8 \\ slash\nbidi \u202eevil\u202c end\nzero\u200bwidth\ncrlf\r\n"),
-			upd("x.txt", "a\x00b\n", "a\x00c\n"))},
+			upd("x.txt", "a\x00b\n", "a\x00c\n")),
+			Audits: []checker.Report{{Path: "evil.nika.yaml", Kind: checker.KindWorkflow, Findings: []checker.Finding{
+				{Code: "NIKA-X\x1b[2J", Severity: checker.SeverityError, Message: "bad \x1b]0;title\x07 value", Line: 1, Col: 2, Fix: "fix \u202e it"}},
+				Effects: &checker.Effects{Network: []string{"evil\x1b[31m.example"}, Spend: "unbounded: \r\x1b[K"}}}},
 		"empty": {
 			Proposal:  proposal("Nothing to do", base),
 			Unchanged: []changeset.Path{"docs/same.md"},
 		},
-		"unborn":     {Proposal: proposal("First commit", "", create("nika.yaml", "name: demo\n"))},
-		"mixed":      {Proposal: mixed, Unchanged: []changeset.Path{"z.txt", "docs/same.md"}, Repairs: []Repair{{Path: "flows/hello.nika.yaml", Code: "NIKA-FIX-001", Message: "quoted a template value"}}},
+		"unborn": {Proposal: proposal("First commit", "", create("nika.yaml", "name: demo\n"))},
+		"mixed": {Proposal: mixed, Unchanged: []changeset.Path{"z.txt", "docs/same.md"},
+			Audits:  []checker.Report{dirtyAudit, cleanAudit},
+			Repairs: map[changeset.Path][]checker.RepairStep{"flows/hello.nika.yaml": {{Rule: "needs-to-after", Line: 6, Description: "renamed needs: to after:"}}}},
+		"audit_missing": {Proposal: proposal("Unaudited", base, create("flows/hello.nika.yaml", hello), create("nika.yaml", "name: demo\n"), create("notes.txt", "x\n")),
+			Audits: []checker.Report{{Path: "nika.yaml", Kind: checker.KindProject}}},
 		"empty_file": {Proposal: proposal("Empty files", base, create("empty.txt", ""), del("gone.txt", ""))},
 		"mode_change": {Proposal: func() *changeset.Proposal {
 			c := upd("run.sh", "#!/bin/sh\n", "#!/bin/sh\n")
@@ -226,7 +267,7 @@ func TestNoRootNoBytesInOutput(t *testing.T) {
 			t.Fatalf("output contains Set.Root:\n%s", out)
 		}
 	}
-	if bytes.Contains(js, []byte("Say hello")) {
+	if bytes.Contains(js, []byte("Say hello")) || bytes.Contains(js, []byte("line two")) {
 		t.Fatal("JSON contains file bytes")
 	}
 	var v map[string]any
@@ -369,4 +410,29 @@ func FuzzHumanHidesNothing(f *testing.F) {
 			t.Fatalf("raw ESC in colored text:\n%q", b.String())
 		}
 	})
+}
+
+// TestRealChecker renders the checker's own report of the proposed bytes
+// (not golden: the checker's messages evolve on their own).
+func TestRealChecker(t *testing.T) {
+	pr := proposal("Create a workflow", base, create("flows/hello.nika.yaml", hello))
+	c := pr.Set.Changes[0]
+	in := Input{Proposal: pr, Audits: []checker.Report{checker.Check(string(c.Path), c.After.Bytes)}}
+	out := string(render(t, in, false))
+	if !strings.Contains(out, "\naudit flows/hello.nika.yaml (workflow)\n  verdict ") || strings.Contains(out, "not audited") {
+		t.Fatalf("no audit section:\n%s", out)
+	}
+	var v struct {
+		Audits []struct {
+			Path    string
+			Clean   *bool
+			Effects map[string]any
+		}
+	}
+	if err := json.Unmarshal(renderJSON(t, in), &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Audits) != 1 || v.Audits[0].Path != "flows/hello.nika.yaml" || v.Audits[0].Clean == nil {
+		t.Fatalf("audits in JSON: %+v", v.Audits)
+	}
 }
