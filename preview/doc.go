@@ -22,7 +22,7 @@
 // shape is documented in JSON.md.
 //
 // Both refuse, writing nothing, to render a proposal whose parts disagree
-// (ErrInconsistent): a witness that is not the blake3 of its bytes, a
-// change without the sides its kind needs, or a diff that would not
-// reproduce the proposed bytes.
+// (ErrInconsistent): an id that is not the blake3 of the manifest, a
+// witness that is not the blake3 of its bytes, a change without the sides
+// its kind needs, or a diff that would not reproduce the proposed bytes.
 package preview

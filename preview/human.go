@@ -162,6 +162,9 @@ func check(pr *changeset.Proposal) ([]changeset.Change, error) {
 	if pr == nil {
 		return nil, fmt.Errorf("%w: no proposal", ErrInconsistent)
 	}
+	if id := ID(pr); pr.ID != id {
+		return nil, fmt.Errorf("%w: the id %s is not the blake3 of the manifest (%s)", ErrInconsistent, changeset.Quote(pr.ID), id)
+	}
 	cs := append([]changeset.Change(nil), pr.Set.Changes...)
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Path < cs[j].Path })
 	for _, c := range cs {

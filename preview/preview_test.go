@@ -286,7 +286,9 @@ func TestInconsistentWritesNothing(t *testing.T) {
 		return proposal("bad", base, c)
 	}
 	noSide := proposal("bad", base, changeset.Change{Kind: changeset.Update, Path: "a.txt", After: mkSide("x")})
-	for _, pr := range []*changeset.Proposal{bad(), noSide, nil} {
+	wrongID := proposal("ok", base, create("a.txt", "x\n"))
+	wrongID.Set.Goal = "changed after staging"
+	for _, pr := range []*changeset.Proposal{bad(), noSide, wrongID, nil} {
 		var b bytes.Buffer
 		if err := Human(&b, Input{Proposal: pr}, Options{}); !errors.Is(err, ErrInconsistent) || b.Len() > 0 {
 			t.Errorf("Human: err %v, wrote %d bytes; want ErrInconsistent and nothing", err, b.Len())
