@@ -337,21 +337,42 @@ func (p *printer) change(c changeset.Change) error {
 		}
 	}
 	if flagged > 0 {
-		p.linef(cRed+cBold, "! %d %s hidden characters (%s): each is shown escaped, the line is flagged, and \\\\ on a flagged line is one backslash",
+		p.linef(cRed+cBold, "! %d %s hidden characters (%s): each is shown escaped, the lines are flagged, and \\\\ on a flagged line is one backslash",
 			flagged, plural(flagged, "line has", "lines have"), total)
 	}
 	for _, h := range hs {
 		p.line(cCyan, h.header())
+		var run escapedRun
 		for _, l := range h.lines {
-			p.diffLine(l)
+			p.diffLine(l, &run)
 		}
+		p.flush(&run)
 	}
 	return nil
 }
 
+// escapedRun counts consecutive escaped lines; one flag after the run says
+// which lines above are shown escaped, so that a file with CRLF endings
+// does not double in length.
+type escapedRun struct {
+	lines int
+	h     hidden
+}
+
+func (p *printer) flush(r *escapedRun) {
+	switch {
+	case r.lines == 1:
+		p.linef("", `\ escaped in the line above: %s`, r.h)
+	case r.lines > 1:
+		p.linef("", `\ escaped in the %d lines above: %s`, r.lines, r.h)
+	}
+	*r = escapedRun{}
+}
+
 // diffLine renders one line of a hunk: its op, its content (escaped if it
-// hides anything, then flagged), and git's marker if it has no newline.
-func (p *printer) diffLine(l diffLine) {
+// hides anything, then flagged at the end of the run), and git's marker if
+// it has no newline.
+func (p *printer) diffLine(l diffLine, run *escapedRun) {
 	text, eol := strings.CutSuffix(l.text, "\n")
 	c := ""
 	switch l.op {
@@ -367,12 +388,16 @@ func (p *printer) diffLine(l diffLine) {
 			on, off = cRevOn, cRevOff
 		}
 		text = escapeLine(text, on, off)
+	} else {
+		p.flush(run)
 	}
 	p.line(c, string(l.op)+text)
 	if x.any() {
-		p.linef("", `\ escaped above: %s`, x)
+		run.lines++
+		run.h.add(x)
 	}
 	if !eol {
+		p.flush(run)
 		p.line("", `\ No newline at end of file`)
 	}
 }

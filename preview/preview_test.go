@@ -147,6 +147,8 @@ func cases() map[string]Input {
 			Audits: []checker.Report{{Path: "evil.nika.yaml", Kind: checker.KindWorkflow, Findings: []checker.Finding{
 				{Code: "NIKA-X\x1b[2J", Severity: checker.SeverityError, Message: "bad \x1b]0;title\x07 value", Line: 1, Col: 2, Fix: "fix \u202e it"}},
 				Effects: &checker.Effects{Network: []string{"evil\x1b[31m.example"}, Spend: "unbounded: \r\x1b[K"}}}},
+		"crlf": {Proposal: proposal("CRLF endings", base,
+			upd("win.nika.yaml", "a\r\nb\r\nc\r\nd\r\n", "a\r\nB\r\nplain\nc\r\nd\r"))},
 		"empty": {
 			Proposal:  proposal("Nothing to do", base),
 			Unchanged: []changeset.Path{"docs/same.md"},
