@@ -11,6 +11,7 @@ import (
 
 var (
 	kebabRe    = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+	versionRe  = regexp.MustCompile(`^v[0-9]+$`)
 	snakeRe    = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 	codeRe     = regexp.MustCompile(`^NIKA-[A-Z]{2,9}(-[A-Z][A-Z0-9_]{1,15})?-[0-9]{3}$`)
 	envNameRe  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -164,9 +165,9 @@ func (w *workflow) envelope() {
 	switch {
 	case nk == nil:
 		c.add("NIKA-PARSE-002", w.root, "add a first line nika: <kebab-case-name>", "the nika: key is missing; without it this is not a Nika file")
-	case !isStr(nv) || !kebabRe.MatchString(nv.Value):
+	case !isStr(nv) || !kebabRe.MatchString(nv.Value) || versionRe.MatchString(nv.Value):
 		fix := "write the file's kebab-case name, e.g. nika: my-workflow"
-		if nv != nil && nv.Value == "v1" {
+		if nv != nil && versionRe.MatchString(nv.Value) {
 			if wf := mapGet(w.root, "workflow"); isStr(wf) && kebabRe.MatchString(wf.Value) {
 				fix = "write nika: " + wf.Value + " and drop the workflow: key"
 			} else {
@@ -177,7 +178,11 @@ func (w *workflow) envelope() {
 		if nv != nil {
 			val = nv.Value
 		}
-		c.add("NIKA-PARSE-003", nv, fix, "nika: %q is not a kebab-case name", val)
+		if versionRe.MatchString(val) {
+			c.add("NIKA-PARSE-003", nv, fix, "nika: %q is a version, not the file's name", val)
+		} else {
+			c.add("NIKA-PARSE-003", nv, fix, "nika: %q is not a kebab-case name", val)
+		}
 	default:
 		w.name = nv.Value
 	}
