@@ -18,6 +18,14 @@
 //
 //   - A chunk must match exactly one place in the part of the file after the
 //     previous chunk. Two places are refused, naming both line numbers.
+//   - An "@@ <context>" line names a line of the file that the chunk comes
+//     after (its first occurrence after the previous chunk); several in a
+//     row narrow the place step by step ("@@ class B:" then "@@ def f():").
+//     When the chunk matches exactly one place inside the block that the
+//     last of them opens (read from indentation, closing brace included),
+//     that place is taken even if the same lines come again later: naming
+//     the block is how a model tells two places apart. Two places inside
+//     the block are refused like any other two places.
 //   - Context is matched exactly first, then ignoring trailing whitespace,
 //     then ignoring surrounding whitespace, then with typographic
 //     punctuation folded to ASCII. The first level that finds anything
@@ -26,6 +34,12 @@
 //     the patch, so a fuzzy match never rewrites an unchanged line.
 //   - "*** End of File" anchors a chunk at the end of the file; it is not a
 //     hint that may be ignored.
+//   - A chunk of only added lines goes right after its last @@ line, or at
+//     the end of the file when it has none. (Codex appends it at the end in
+//     both cases.)
+//   - The file keeps its line ending (CRLF stays CRLF) and its missing final
+//     newline, unless a chunk reaches the end of the file: the lines a patch
+//     writes end with a newline.
 //   - "*** Add File" needs an absent path and "*** Move to" an absent
 //     destination; the resolver refuses otherwise.
 //   - The whole patch resolves, or none of it does.

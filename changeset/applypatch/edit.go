@@ -17,12 +17,18 @@ type pline struct {
 
 // chunk is one "@@" section of an update.
 type chunk struct {
-	n         int    // 1-based number of the chunk within its file
-	line      int    // input line where it starts (its @@ line, or its first line)
-	header    string // the context line of "@@ <context>"
-	hasHeader bool
-	lines     []pline
-	eof       bool // "*** End of File": the chunk ends at the end of the file
+	n       int      // 1-based number of the chunk within its file
+	line    int      // input line where it starts (its first @@ line, or its first line)
+	headers []header // its "@@ <context>" lines, in order
+	lines   []pline
+	eof     bool // "*** End of File": the chunk ends at the end of the file
+}
+
+// header is the context line of an "@@ <context>" line: a line of the file
+// that the chunk comes after.
+type header struct {
+	text string
+	line int // its input line
 }
 
 // old is what the chunk expects in the file: its context and removed lines.
@@ -58,22 +64,25 @@ func (e *edit) Apply(base []byte) ([]byte, error) {
 	cursor := 0 // chunks are searched from here: the end of the previous one
 	for i := range e.chunks {
 		c := &e.chunks[i]
-		from := cursor
-		if c.hasHeader {
-			h, ok := m.first(c.header, from)
+		from, scopeEnd := cursor, -1
+		for k, h := range c.headers {
+			at, ok := m.first(h.text, from)
 			if !ok {
-				suffix := ""
-				if i > 0 {
-					suffix = fmt.Sprintf(" after chunk %d", i)
+				where := ""
+				switch {
+				case k > 0:
+					where = fmt.Sprintf(" after the @@ line %s", show(c.headers[k-1].text))
+				case i > 0:
+					where = fmt.Sprintf(" after chunk %d", i)
 				}
-				return nil, e.refuse(c, "the line %s of its @@ header is not in the file%s", show(c.header), suffix)
+				return nil, e.refuseAt(h.line, c, "the @@ line %s is not in the file%s", show(h.text), where)
 			}
-			from = h + 1
+			from, scopeEnd = at+1, scope(doc.lines, at)
 		}
 		old := c.old()
 		var start int
 		switch {
-		case len(old) == 0 && c.hasHeader && !c.eof:
+		case len(old) == 0 && len(c.headers) > 0 && !c.eof:
 			start = from // only added lines: right after the @@ line
 		case len(old) == 0:
 			start = len(doc.lines) // only added lines: at the end of the file
@@ -83,7 +92,7 @@ func (e *edit) Apply(base []byte) ([]byte, error) {
 				return nil, e.refuse(c, "%s not at the end of the file, as its *** End of File says", e.these(len(old), "are", "is"))
 			}
 		default:
-			at := m.find(old, from)
+			at := m.find(old, from, scopeEnd)
 			switch {
 			case len(at) > 1:
 				return nil, &changeset.Error{Class: changeset.Invalid,
@@ -91,7 +100,7 @@ func (e *edit) Apply(base []byte) ([]byte, error) {
 					Hint: "add context lines to the chunk (or an @@ line) so that it matches one place"}
 			case len(at) == 0:
 				if from > 0 {
-					if before := m.find(old, 0); len(before) > 0 && before[0] < from {
+					if before := m.find(old, 0, -1); len(before) > 0 && before[0] < from {
 						return nil, e.refuse(c, "%s at line %d of the file, before %s; chunks must follow the order of the file", e.these(len(old), "are", "is"), before[0]+1, e.prior(c, i))
 					}
 				}
@@ -126,8 +135,12 @@ func (c *chunk) apply(matched []string) []string {
 }
 
 func (e *edit) refuse(c *chunk, format string, args ...any) *changeset.Error {
+	return e.refuseAt(c.line, c, format, args...)
+}
+
+func (e *edit) refuseAt(line int, c *chunk, format string, args ...any) *changeset.Error {
 	return changeset.Refuse(changeset.Invalid, "rebuild the patch against the current file",
-		"patch line %d: chunk %d of %s: "+format, append([]any{c.line, c.n, changeset.Quote(e.path)}, args...)...)
+		"patch line %d: chunk %d of %s: "+format, append([]any{line, c.n, changeset.Quote(e.path)}, args...)...)
 }
 
 func (e *edit) these(n int, plural, singular string) string {
@@ -141,7 +154,7 @@ func (e *edit) these(n int, plural, singular string) string {
 func (e *edit) after(i int) string {
 	c := &e.chunks[i]
 	switch {
-	case c.hasHeader:
+	case len(c.headers) > 0:
 		return " after its @@ line"
 	case i > 0:
 		return fmt.Sprintf(" after chunk %d", i)
@@ -150,7 +163,7 @@ func (e *edit) after(i int) string {
 }
 
 func (e *edit) prior(c *chunk, i int) string {
-	if c.hasHeader {
+	if len(c.headers) > 0 {
 		return "its @@ line"
 	}
 	return fmt.Sprintf("chunk %d", i)
@@ -287,23 +300,55 @@ func equalAt(lines, pattern []string, at int) bool {
 
 // find returns where pattern (non-empty) starts at or after from, at the
 // strictest level that finds it anywhere: one index, the first two of
-// several, or none.
-func (m *matcher) find(pattern []string, from int) []int {
+// several, or none. When an @@ line gave a scope (scopeEnd >= 0), a single
+// match that starts inside the scope wins over matches after it: that is
+// what the @@ line is for.
+func (m *matcher) find(pattern []string, from, scopeEnd int) []int {
 	for level := range levels {
 		lines, pat := m.form(level), folded(pattern, level)
-		var at []int
+		var at, inScope []int
 		for i := from; i+len(pat) <= len(lines); i++ {
 			if equalAt(lines, pat, i) {
-				if at = append(at, i); len(at) == 2 {
-					break
+				at = append(at, i)
+				if i < scopeEnd {
+					inScope = append(inScope, i)
 				}
 			}
 		}
-		if len(at) > 0 {
-			return at
+		switch {
+		case len(inScope) > 0:
+			return inScope[:min(len(inScope), 2)]
+		case len(at) > 0:
+			return at[:min(len(at), 2)]
 		}
 	}
 	return nil
+}
+
+// scope returns the end (exclusive) of the block that line h opens, read
+// from indentation: the lines after it that are blank or indented deeper,
+// and a closing line (")", "]", "}", "end") at its own indentation.
+func scope(lines []string, h int) int {
+	ind := indent(lines[h])
+	end := h + 1
+	for i := h + 1; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		switch {
+		case t == "":
+			continue
+		case indent(lines[i]) > ind:
+			end = i + 1
+			continue
+		case indent(lines[i]) == ind && (strings.ContainsRune(")]}", rune(t[0])) || t == "end" || strings.HasPrefix(t, "end ")):
+			end = i + 1
+		}
+		break
+	}
+	return end
+}
+
+func indent(s string) int {
+	return len(s) - len(strings.TrimLeft(s, " \t"))
 }
 
 // at reports whether pattern matches at index start, at any level.

@@ -83,8 +83,8 @@ func checkRefusal(t *testing.T, err error) {
 func bases(e *edit) [][]byte {
 	var b strings.Builder
 	for _, c := range e.chunks {
-		if c.hasHeader {
-			b.WriteString(c.header + "\n")
+		for _, h := range c.headers {
+			b.WriteString(h.text + "\n")
 		}
 		for _, l := range c.old() {
 			b.WriteString(l + "\n")

@@ -322,22 +322,28 @@ func (p *parser) update(rest string, line int) (changeset.Intent, error) {
 	return in, nil
 }
 
-// chunk reads one chunk: an optional "@@" header (required after the first
+// chunk reads one chunk: its "@@" lines (at least one after the first
 // chunk), then ' ', '-' and '+' lines, then an optional "*** End of File".
+// Several "@@ <context>" lines in a row narrow the place step by step
+// ("@@ class Base" then "@@ def method():").
 func (p *parser) chunk(path string, n int) (chunk, error) {
 	c := chunk{n: n, line: p.i + 1}
-	head := strings.TrimRight(p.lines[p.i], " \t")
-	switch {
-	case head == "@@":
-		p.i++
-	case strings.HasPrefix(head, "@@ "):
-		c.header, c.hasHeader = strings.TrimSpace(head[3:]), true
-		if m := unifiedHeader.FindStringSubmatch(head); m != nil {
-			c.header = strings.TrimSpace(m[1])
-			c.hasHeader = c.header != ""
+	ats := 0
+	for ; p.i < p.end; p.i++ {
+		head := strings.TrimRight(p.lines[p.i], " \t")
+		if head != "@@" && !strings.HasPrefix(head, "@@ ") {
+			break
 		}
-		p.i++
-	case n > 1:
+		ats++
+		ctx := strings.TrimPrefix(strings.TrimPrefix(head, "@@"), " ")
+		if m := unifiedHeader.FindStringSubmatch(head); m != nil {
+			ctx = m[1]
+		}
+		if strings.TrimSpace(ctx) != "" {
+			c.headers = append(c.headers, header{text: ctx, line: p.i + 1})
+		}
+	}
+	if ats == 0 && n > 1 {
 		return c, refuse(p.i+1, "start each chunk after the first with @@", "chunk %d of %s does not start with @@: %s", n, changeset.Quote(path), show(p.lines[p.i]))
 	}
 	trailingBlank := 0

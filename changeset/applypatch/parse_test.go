@@ -167,7 +167,7 @@ func TestParseRefusesWithTheLine(t *testing.T) {
 		{"an added line without +", patch("*** Add File: a.txt", "+one", "two"), `patch line 4: a line of the new file "a.txt" does not start with +: "two"`},
 		{"lines after a deletion", patch("*** Delete File: a", "-x"), `patch line 3: unexpected line after the deletion of "a": "-x"`},
 		{"an update with no chunk", patch("*** Update File: a.go", "", "*** Delete File: b"), `patch line 2: the update of "a.go" has no chunk`},
-		{"an empty chunk", patch("*** Update File: a.go", "@@", "@@", "-x"), `patch line 3: chunk 1 of "a.go" is empty`},
+		{"an empty chunk", patch("*** Update File: a.go", "@@", "@@ f", "*** Delete File: b"), `patch line 3: chunk 1 of "a.go" is empty`},
 		{"a chunk of blank lines", patch("*** Update File: a.go", "@@ f", "", "", "*** Delete File: b"), `patch line 3: chunk 1 of "a.go" is empty`},
 		{"a second chunk without @@", patch("*** Update File: a.go", "@@", "-x", "*** End of File", "-y"), `patch line 6: line after *** End of File in "a.go": "-y"`},
 		{"a chunk line with no prefix", patch("*** Update File: a.go", "@@", " a", "b", "+c"), `patch line 5: chunk 1 of "a.go" has a line that starts with none of ' ', '-', '+': "b"`},
