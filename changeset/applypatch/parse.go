@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -40,16 +41,32 @@ func Looks(input []byte) bool {
 	return i < len(lines) && strings.TrimSpace(lines[i]) == beginMarker
 }
 
-// Parse reads an apply_patch payload into a draft of intents:
+// MaxInput is the default limit on the size of an input, in bytes.
+const MaxInput = 16 << 20
+
+// Parse reads an input of at most MaxInput bytes. See ParseLimit.
+func Parse(input []byte) (*changeset.Draft, error) {
+	return ParseLimit(input, MaxInput)
+}
+
+// ParseLimit reads an apply_patch payload into a draft of intents:
 //
 //	*** Add File: p      → OpAdd, Content = the '+' lines, each ending in "\n"
 //	*** Delete File: p   → OpDelete
 //	*** Update File: p   → OpEdit with an Edit holding its chunks
 //	  *** Move to: q     → OpMove from p to q (with the Edit, if any chunk)
 //
-// Every refusal is a *changeset.Error of class Invalid whose text starts
+// A limit <= 0 means MaxInput; a longer input is refused as TooLarge. Every
+// other refusal is a *changeset.Error of class Invalid whose text starts
 // with "patch line N:", N being the 1-based line of the input.
-func Parse(input []byte) (*changeset.Draft, error) {
+func ParseLimit(input []byte, limit int) (*changeset.Draft, error) {
+	if limit <= 0 {
+		limit = MaxInput
+	}
+	if len(input) > limit {
+		return nil, changeset.Refuse(changeset.TooLarge, "split the proposal or pass --max-input",
+			"the patch is %s, over the limit of %s", size(len(input)), size(limit))
+	}
 	lines := splitLines(input)
 	begin, end, err := bounds(lines)
 	if err != nil {
@@ -413,4 +430,11 @@ func show(line string) string {
 		line = line[:77] + "..."
 	}
 	return changeset.Quote(line)
+}
+
+func size(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d bytes (%.1f MiB)", n, float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -212,3 +212,15 @@ func TestLooks(t *testing.T) {
 		}
 	}
 }
+
+func TestParseLimit(t *testing.T) {
+	in := []byte(patch("*** Add File: a.txt", "+x"))
+	if _, err := ParseLimit(in, len(in)); err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+	_, err := ParseLimit(in, len(in)-1)
+	var e *changeset.Error
+	if !errors.As(err, &e) || e.Class != changeset.TooLarge || e.Text != "the patch is 53 bytes, over the limit of 52 bytes" {
+		t.Fatalf("over the limit: %#v", err)
+	}
+}

@@ -2,6 +2,7 @@ package searchreplace
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -77,12 +78,29 @@ type file struct {
 	blocks []block
 }
 
-// Parse reads search/replace blocks into a draft with one intent per file:
-// an OpEdit whose Edit applies the file's blocks in order, or an OpAdd when
-// the file's first block has an empty SEARCH (the later blocks are then
-// applied to the new content here). Every refusal is a *changeset.Error of
-// class Invalid whose text starts with "search-replace line N:".
+// MaxInput is the default limit on the size of an input, in bytes.
+const MaxInput = 16 << 20
+
+// Parse reads an input of at most MaxInput bytes. See ParseLimit.
 func Parse(input []byte) (*changeset.Draft, error) {
+	return ParseLimit(input, MaxInput)
+}
+
+// ParseLimit reads search/replace blocks into a draft with one intent per
+// file: an OpEdit whose Edit applies the file's blocks in order, or an OpAdd
+// when the file's first block has an empty SEARCH (the later blocks are
+// then applied to the new content here). A limit <= 0 means MaxInput; a
+// longer input is refused as TooLarge. Every other refusal is a
+// *changeset.Error of class Invalid whose text starts with
+// "search-replace line N:".
+func ParseLimit(input []byte, limit int) (*changeset.Draft, error) {
+	if limit <= 0 {
+		limit = MaxInput
+	}
+	if len(input) > limit {
+		return nil, changeset.Refuse(changeset.TooLarge, "split the proposal or pass --max-input",
+			"the search/replace text is %s, over the limit of %s", size(len(input)), size(limit))
+	}
 	lines := splitLines(input)
 	var files []*file
 	index := map[string]*file{}
@@ -289,4 +307,11 @@ func splitLines(input []byte) []string {
 // refuse builds an Invalid refusal located at a 1-based input line.
 func refuse(line int, hint, format string, args ...any) *changeset.Error {
 	return changeset.Refuse(changeset.Invalid, hint, "search-replace line %d: "+format, append([]any{line}, args...)...)
+}
+
+func size(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d bytes (%.1f MiB)", n, float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

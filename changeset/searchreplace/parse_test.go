@@ -218,3 +218,15 @@ func TestParseReadsOnlyItsInput(t *testing.T) {
 		t.Fatal("Parse modified its input")
 	}
 }
+
+func TestParseLimit(t *testing.T) {
+	in := []byte(cat(fenced("a.go", l("x"), l("y"))))
+	if _, err := ParseLimit(in, len(in)); err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+	_, err := ParseLimit(in, len(in)-1)
+	var e *changeset.Error
+	if !errors.As(err, &e) || e.Class != changeset.TooLarge || e.Text != "the search/replace text is 58 bytes, over the limit of 57 bytes" {
+		t.Fatalf("over the limit: %#v", err)
+	}
+}
