@@ -96,12 +96,16 @@ func (e *edit) Apply(base []byte) ([]byte, error) {
 			switch {
 			case len(at) > 1:
 				return nil, &changeset.Error{Class: changeset.Invalid,
-					Text: fmt.Sprintf("patch line %d: chunk %d of %s: %s in the file twice, at lines %d and %d%s", c.line, c.n, changeset.Quote(e.path), e.these(len(old), "are", "is"), at[0]+1, at[1]+1, e.after(i)),
+					Text: fmt.Sprintf("patch line %d: chunk %d of %s: %s in the file %s, at %s%s", c.line, c.n, changeset.Quote(e.path), e.these(len(old), "are", "is"), times(len(at)), lineList(at), e.after(i)),
 					Hint: "add context lines to the chunk (or an @@ line) so that it matches one place"}
 			case len(at) == 0:
 				if from > 0 {
 					if before := m.find(old, 0, -1); len(before) > 0 && before[0] < from {
-						return nil, e.refuse(c, "%s at line %d of the file, before %s; chunks must follow the order of the file", e.these(len(old), "are", "is"), before[0]+1, e.prior(c, i))
+						prior := "its @@ line"
+						if before[0] < cursor {
+							prior = fmt.Sprintf("chunk %d", i)
+						}
+						return nil, e.refuse(c, "%s at line %d of the file, before %s; chunks must follow the order of the file", e.these(len(old), "are", "is"), before[0]+1, prior)
 					}
 				}
 				return nil, e.refuse(c, "%s not in the file%s", e.these(len(old), "are", "is"), e.after(i))
@@ -162,11 +166,28 @@ func (e *edit) after(i int) string {
 	return ""
 }
 
-func (e *edit) prior(c *chunk, i int) string {
-	if len(c.headers) > 0 {
-		return "its @@ line"
+func times(n int) string {
+	if n == 2 {
+		return "twice"
 	}
-	return fmt.Sprintf("chunk %d", i)
+	return fmt.Sprintf("%d times", n)
+}
+
+// lineList names 0-based indexes as 1-based lines: "lines 4 and 9",
+// "lines 4, 9 and 14", at most five of them.
+func lineList(at []int) string {
+	var ns []string
+	for i, a := range at {
+		if i == 5 {
+			ns[len(ns)-1] += fmt.Sprintf(" (and %d more)", len(at)-5)
+			break
+		}
+		ns = append(ns, fmt.Sprint(a+1))
+	}
+	if len(ns) == 1 {
+		return "line " + ns[0]
+	}
+	return "lines " + strings.Join(ns[:len(ns)-1], ", ") + " and " + ns[len(ns)-1]
 }
 
 // text is a file split into lines, with its line ending and final newline.
@@ -299,8 +320,7 @@ func equalAt(lines, pattern []string, at int) bool {
 }
 
 // find returns where pattern (non-empty) starts at or after from, at the
-// strictest level that finds it anywhere: one index, the first two of
-// several, or none. When an @@ line gave a scope (scopeEnd >= 0), a single
+// strictest level that finds it anywhere: one index, several, or none. When an @@ line gave a scope (scopeEnd >= 0), a single
 // match that starts inside the scope wins over matches after it: that is
 // what the @@ line is for.
 func (m *matcher) find(pattern []string, from, scopeEnd int) []int {
@@ -317,9 +337,9 @@ func (m *matcher) find(pattern []string, from, scopeEnd int) []int {
 		}
 		switch {
 		case len(inScope) > 0:
-			return inScope[:min(len(inScope), 2)]
+			return inScope
 		case len(at) > 0:
-			return at[:min(len(at), 2)]
+			return at
 		}
 	}
 	return nil

@@ -116,8 +116,8 @@ func isFence(line string) bool {
 }
 
 // skipOpeners skips the wrapper lines a patch may be sent in: blank lines,
-// markdown fences and a heredoc opener that feeds apply_patch. It returns the first other line and
-// the heredoc delimiter, if any.
+// markdown fences and a heredoc opener that feeds apply_patch. It returns
+// the first other line and the heredoc delimiter, if any.
 func skipOpeners(lines []string) (int, string) {
 	delim := ""
 	i := 0
@@ -348,11 +348,11 @@ func (p *parser) chunk(path string, n int) (chunk, error) {
 	ats := 0
 	for ; p.i < p.end; p.i++ {
 		head := strings.TrimRight(p.lines[p.i], " \t")
-		if head != "@@" && !strings.HasPrefix(head, "@@ ") {
+		if head != "@@" && !strings.HasPrefix(head, "@@ ") && !strings.HasPrefix(head, "@@\t") {
 			break
 		}
 		ats++
-		ctx := strings.TrimPrefix(strings.TrimPrefix(head, "@@"), " ")
+		ctx := head[min(len(head), 3):]
 		if m := unifiedHeader.FindStringSubmatch(head); m != nil {
 			ctx = m[1]
 		}
@@ -399,8 +399,11 @@ loop:
 		}
 		return c, refuse(p.i+1, hintChunkLine, "chunk %d of %s has a line that starts with none of ' ', '-', '+': %s", n, changeset.Quote(path), show(l))
 	}
-	// Blank lines at the end of a chunk separate it from what follows.
-	c.lines = c.lines[:len(c.lines)-trailingBlank]
+	// Blank lines at the end of a chunk separate it from what follows, unless
+	// *** End of File says they are the last lines of the file.
+	if !c.eof {
+		c.lines = c.lines[:len(c.lines)-trailingBlank]
+	}
 	if len(c.lines) == 0 {
 		return c, refuse(c.line, "give the chunk its context, removed and added lines, or drop it", "chunk %d of %s is empty", n, changeset.Quote(path))
 	}
