@@ -155,25 +155,19 @@ func ParseLimit(input []byte, limit int) (*changeset.Draft, error) {
 func readBlock(lines []string, s int) (block, int, error) {
 	b := block{line: s + 1, search: []string{}, replace: []string{}}
 	i := s + 1
-	for ; ; i++ {
-		if i >= len(lines) {
-			return b, 0, refuse(s+1, "end the SEARCH text with a line =======", "the block has no =======")
-		}
+	for ; i < len(lines) && markerOf(lines[i]) != dividerLine; i++ {
 		switch markerOf(lines[i]) {
 		case searchLine:
 			return b, 0, refuse(i+1, "end the SEARCH text with a line =======", "a <<<<<<< SEARCH inside the SEARCH text of the block at line %d", s+1)
 		case replaceLine:
 			return b, 0, refuse(i+1, "put ======= between the SEARCH text and its replacement", ">>>>>>> REPLACE before the ======= of the block at line %d", s+1)
-		case dividerLine:
-			goto replace
 		}
 		b.search = append(b.search, lines[i])
 	}
-replace:
-	for i++; ; i++ {
-		if i >= len(lines) {
-			return b, 0, refuse(s+1, "end the block with a line >>>>>>> REPLACE", "the block has no >>>>>>> REPLACE")
-		}
+	if i >= len(lines) {
+		return b, 0, refuse(s+1, "end the SEARCH text with a line =======", "the block has no =======")
+	}
+	for i++; i < len(lines); i++ {
 		switch markerOf(lines[i]) {
 		case searchLine:
 			return b, 0, refuse(s+1, "end the block with a line >>>>>>> REPLACE", "the block has no >>>>>>> REPLACE before the next <<<<<<< SEARCH (line %d)", i+1)
@@ -182,6 +176,7 @@ replace:
 		}
 		b.replace = append(b.replace, lines[i])
 	}
+	return b, 0, refuse(s+1, "end the block with a line >>>>>>> REPLACE", "the block has no >>>>>>> REPLACE")
 }
 
 // findPath finds the path of the block whose SEARCH marker is at line s.
