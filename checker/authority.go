@@ -95,7 +95,9 @@ func (w *workflow) resolveStr(t *task, s string, hop int) resolved {
 					r.dynamic, r.untrust = true, true
 				case "inputs":
 					r.untrust = true
-					r.tainted = append(r.tainted, "inputs."+rf.path[0].name)
+					if len(rf.path) > 0 {
+						r.tainted = append(r.tainted, "inputs."+rf.path[0].name)
+					}
 				case "secrets":
 					if len(rf.path) > 0 {
 						r.secrets = append(r.secrets, rf.path[0].name)
