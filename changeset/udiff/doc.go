@@ -21,17 +21,19 @@
 //     also has hunks;
 //   - anything else with hunks is an OpEdit.
 //
-// Hunks are applied like `git apply` does, with one deliberate leniency and
+// Hunks are applied like `git apply` does, with deliberate leniencies and
 // no fuzz. A hunk's old lines (context and removed) must appear in the base
 // exactly. If they are at the line the hunk header states, that is where it
 // applies; if not, and they appear at exactly one other place after the
 // previous hunk, it applies there (a model miscounts lines, but it copies
 // text well); if they appear at several places, or nowhere, the edit is
 // refused with the hunk's line in the diff. Hunks apply in order and never
-// overlap. Like git, a hunk that starts at line 1 must match at the start of
-// the file, and a hunk with leading context and no trailing context must
-// match at its end. A hunk without old lines (a pure insertion, as -U0
-// writes it) applies exactly where its header says.
+// overlap. Unlike git apply, a hunk that states line 1, or that has no
+// trailing context, is not pinned to the start or the end of the file:
+// models write such hunks for the middle of a file, and the stated line
+// still wins whenever it matches. Only a hunk whose last line has no
+// newline must match at the end of the file. A hunk without old lines (a
+// pure insertion, as -U0 writes it) applies exactly where its header says.
 //
 // Bytes are kept as they are: a "\r" before a line's "\n" is part of the
 // line, so CRLF files round-trip, and a "\ No newline at end of file" marker

@@ -24,8 +24,6 @@ type hunk struct {
 	newStart int
 	newCount int
 	old, new [][]byte
-	lead     int // context lines before the first change
-	trail    int // context lines after the last change
 }
 
 // start is the 0-based index of the first base line the hunk replaces; for a
@@ -118,12 +116,6 @@ func (p *parser) hunk(n int, name string) (*hunk, error) {
 		if e.kind != '-' {
 			h.new = append(h.new, e.text)
 		}
-	}
-	for h.lead < len(es) && es[h.lead].kind == ' ' {
-		h.lead++
-	}
-	for h.trail < len(es) && es[len(es)-1-h.trail].kind == ' ' {
-		h.trail++
 	}
 	// A line without newline must be the last of its side.
 	for _, side := range []struct {
@@ -271,8 +263,8 @@ func (h *hunk) locate(lines [][]byte, from int, name string) (int, error) {
 		}
 		return stated, nil
 	}
-	mustBegin := h.oldStart <= 1
-	mustEnd := (h.trail == 0 && h.lead > 0) || h.noNewlineAtEnd()
+	// A hunk whose last line has no newline is about the file's end.
+	mustEnd := h.noNewlineAtEnd()
 	equal := func(p int) bool {
 		for i, l := range h.old {
 			if !bytes.Equal(lines[p+i], l) {
@@ -281,40 +273,77 @@ func (h *hunk) locate(lines [][]byte, from int, name string) (int, error) {
 		}
 		return true
 	}
-	fits := func(p int) bool {
-		return (!mustBegin || p == 0) && (!mustEnd || p+len(h.old) == len(lines))
-	}
+	fits := func(p int) bool { return !mustEnd || p+len(h.old) == len(lines) }
 	if stated >= from && stated+len(h.old) <= len(lines) && fits(stated) && equal(stated) {
 		return stated, nil
 	}
 	var found, loose []int
-	for p := from; p+len(h.old) <= len(lines); p++ {
-		if equal(p) {
-			loose = append(loose, p)
-			if fits(p) {
-				found = append(found, p)
-			}
+	for _, p := range occurrences(lines[from:], h.old) {
+		p += from
+		loose = append(loose, p)
+		if fits(p) {
+			found = append(found, p)
 		}
 	}
-	these := "these " + plural(len(h.old), "line")
+	these, are := "these "+plural(len(h.old), "line"), "are"
 	if len(h.old) == 1 {
-		these = "this line"
+		these, are = "this line", "is"
 	}
 	switch {
 	case len(found) == 1:
 		return found[0], nil
 	case len(found) > 1:
 		return 0, refuse(changeset.Invalid, h.line, "add context lines to the hunk so that it matches one place",
-			"hunk %d of %s: %s are at lines %s of the file, not at line %d as its header says",
-			h.n, name, these, lineList(found), h.oldStart)
-	case len(loose) > 0 && mustBegin:
-		return 0, refuse(changeset.Invalid, h.line, hint, "hunk %d of %s: %s are in the file, but not at its start, where the hunk's line 1 puts them",
-			h.n, name, these)
+			"hunk %d of %s: %s %s at lines %s of the file, not at line %d as its header says",
+			h.n, name, these, are, lineList(found), h.oldStart)
 	case len(loose) > 0:
-		return 0, refuse(changeset.Invalid, h.line, hint, "hunk %d of %s: %s are in the file, but not at its end, where the hunk puts them",
-			h.n, name, these)
+		return 0, refuse(changeset.Invalid, h.line, hint, "hunk %d of %s: %s %s in the file, but not at its end, where the hunk's missing newline puts it",
+			h.n, name, these, are)
 	}
-	return 0, refuse(changeset.Invalid, h.line, hint, "hunk %d of %s: %s are not in the file", h.n, name, these)
+	return 0, refuse(changeset.Invalid, h.line, hint, "hunk %d of %s: %s %s not in the file", h.n, name, these, are)
+}
+
+// occurrences lists every index where needle occurs in hay, line by line,
+// in time linear in both (Knuth-Morris-Pratt over line ids), so that no
+// diff can make the search quadratic.
+func occurrences(hay, needle [][]byte) []int {
+	ids := map[string]int{}
+	id := func(l []byte) int {
+		if v, ok := ids[string(l)]; ok {
+			return v
+		}
+		ids[string(l)] = len(ids)
+		return len(ids) - 1
+	}
+	nd := make([]int, len(needle))
+	for i, l := range needle {
+		nd[i] = id(l)
+	}
+	fail := make([]int, len(nd)+1)
+	fail[0] = -1
+	for i, k := 0, -1; i < len(nd); {
+		for k >= 0 && nd[k] != nd[i] {
+			k = fail[k]
+		}
+		i, k = i+1, k+1
+		fail[i] = k
+	}
+	var out []int
+	k := 0
+	for i, l := range hay {
+		v, ok := ids[string(l)]
+		if !ok {
+			v = -1
+		}
+		for k >= 0 && (k == len(nd) || nd[k] != v) {
+			k = fail[k]
+		}
+		k++
+		if k == len(nd) {
+			out = append(out, i-len(nd)+1)
+		}
+	}
+	return out
 }
 
 // lineList renders 0-based positions as 1-based lines: "4 and 9", "4, 9 and 12".

@@ -224,7 +224,7 @@ func (p *parser) names(s *section, git, strip bool) error {
 		s.newName = ""
 	}
 	if s.devNullOld && s.devNullNew {
-		return refuse(changeset.Invalid, p.i-1, "name the file on the --- or the +++ line", "both the --- and the +++ line name no file")
+		return refuse(changeset.Invalid, p.i, "name the file on the --- or the +++ line", "both the --- and the +++ line name no file")
 	}
 	return nil
 }
