@@ -1,12 +1,14 @@
 package flow
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/checker"
 	"github.com/nika-dev/nika/changeset/reply"
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/gitstage"
@@ -28,6 +30,8 @@ type Proposed struct {
 	Record    *gitstage.Record
 	Format    string           // the format that was parsed
 	Unchanged []changeset.Path // named paths whose bytes would not change
+	Repairs   map[changeset.Path][]checker.RepairStep
+	Notes     []string // the fix ladder's notes: what it would not guess
 }
 
 // Empty reports that the input proposed nothing.
@@ -54,7 +58,11 @@ func Propose(r *gitstage.Repo, in ProposeInput) (*Proposed, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Unchanged = unchanged
+	changes, more, err := repair(out, changes)
+	if err != nil {
+		return nil, err
+	}
+	out.Unchanged = append(unchanged, more...)
 	if len(changes) == 0 {
 		return out, nil
 	}
@@ -73,7 +81,11 @@ func Propose(r *gitstage.Repo, in ProposeInput) (*Proposed, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, err := r.Register(p)
+	var notes json.RawMessage
+	if len(out.Repairs) > 0 {
+		notes, _ = json.Marshal(recordNotes{Repairs: out.Repairs})
+	}
+	rec, err := r.Register(p, notes)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +142,14 @@ func Load(r *gitstage.Repo, id string) (*Proposed, error) {
 	}
 	l.Proposal.Set.Branch = rec.Branch
 	l.Proposal.Set.Root = r.Root
-	return &Proposed{Proposal: l.Proposal, Record: rec}, nil
+	out := &Proposed{Proposal: l.Proposal, Record: rec}
+	if len(rec.Notes) > 0 {
+		var n recordNotes
+		if json.Unmarshal(rec.Notes, &n) == nil {
+			out.Repairs = n.Repairs
+		}
+	}
+	return out, nil
 }
 
 // Pending refuses a proposal that was already decided, and marks a pending

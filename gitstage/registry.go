@@ -37,13 +37,16 @@ type Record struct {
 	Decided int64  `json:"decided,omitempty"`
 	// Applied is the commit the branch moved to (the proposal commit).
 	Applied string `json:"applied,omitempty"`
+	// Notes is what the door showed beside the preview that git cannot
+	// re-derive (the fix ladder's repairs), opaque to gitstage.
+	Notes json.RawMessage `json:"notes,omitempty"`
 }
 
 func (r *Repo) registryDir() string { return filepath.Join(r.NikaDir(), "proposals") }
 
 // Register records a new pending proposal.
-func (r *Repo) Register(p *changeset.Proposal) (*Record, error) {
-	rec := &Record{ID: p.ID, Commit: p.Commit, Base: p.Set.Base, Branch: p.Set.Branch, Goal: p.Set.Goal, State: Pending, Created: time.Now().Unix()}
+func (r *Repo) Register(p *changeset.Proposal, notes json.RawMessage) (*Record, error) {
+	rec := &Record{ID: p.ID, Commit: p.Commit, Base: p.Set.Base, Branch: p.Set.Branch, Goal: p.Set.Goal, State: Pending, Created: time.Now().Unix(), Notes: notes}
 	if old, err := r.readRecord(p.ID); err == nil {
 		// The same proposal again: the id binds the same bytes and base.
 		// Keep its state; a consumed proposal stays consumed.

@@ -31,9 +31,9 @@ func TestScripts(t *testing.T) {
 		Dir:   "testdata/script",
 		Setup: setupGit,
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"pty":  cmdPty,
+			"pty":   cmdPty,
 			"notty": cmdNoTTY,
-			"id":   cmdID,
+			"id":    cmdID,
 		},
 		RequireExplicitExec: false,
 	})

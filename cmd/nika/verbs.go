@@ -51,7 +51,7 @@ func unwrapPath(err error) error {
 // render builds the preview bytes of a proposal: the human text, or JSON.
 func (d *door) render(p *flow.Proposed) ([]byte, error) {
 	var b bytes.Buffer
-	in := preview.Input{Proposal: p.Proposal}
+	in := flow.PreviewInput(p)
 	var err error
 	if d.json {
 		err = preview.JSON(&b, in)
@@ -94,6 +94,9 @@ func (d *door) propose(c *cli.Context) error {
 	}
 	for _, u := range p.Unchanged {
 		d.note("unchanged: %s already holds the proposed bytes", u)
+	}
+	for _, n := range p.Notes {
+		d.note("fix ladder: %s", n)
 	}
 	if p.Record.State != gitstage.Pending {
 		d.note("this proposal was already %s", p.Record.State)
@@ -148,7 +151,7 @@ func (d *door) apply(c *cli.Context) error {
 	if d.json {
 		// The human reads the preview on the terminal; stdout gets JSON.
 		var b bytes.Buffer
-		_ = preview.Human(&b, preview.Input{Proposal: p.Proposal}, preview.Options{})
+		_ = preview.Human(&b, flow.PreviewInput(p), preview.Options{})
 		tty.Write(b.Bytes())
 	} else if err := d.page(out); err != nil {
 		return err
