@@ -254,7 +254,7 @@ func TestConcurrentReadersSeeWholeIndexes(t *testing.T) {
 			default:
 			}
 			out, err := r.cmd("ls-files", "-s").CombinedOutput()
-			if err != nil {
+			if err != nil || strings.Count(string(out), "\n") != 8 {
 				errs <- string(out)
 				return
 			}
@@ -298,5 +298,35 @@ func TestFsmonitorBitmapIsDroppedOnChange(t *testing.T) {
 	r.commitIndex(ix)
 	if got, want := r.git("status", "--porcelain"), "D  a/b.txt\n?? a/b.txt\n"; got != want {
 		t.Errorf("git status --porcelain = %q, want %q", got, want)
+	}
+}
+
+// TestStatClean: StatClean trusts an entry exactly when the file is the one
+// git recorded and the entry is not racy.
+func TestStatClean(t *testing.T) {
+	r := newRepo(t)
+	r.write("f.txt", "f\n")
+	r.write("g.txt", "g\n")
+	r.write("racy.txt", "r\n")
+	r.age("f.txt", "g.txt")
+	r.git("add", ".")
+	r.write("g.txt", "changed\n")
+	r.age("g.txt")
+	fut := time.Now().Add(time.Hour)
+	os.Chtimes(filepath.Join(r.dir, "racy.txt"), fut, fut)
+	r.git("update-index", "racy.txt") // recorded with an mtime newer than the index
+	ix, err := ReadFile(r.indexPath(), r.hs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]bool{"f.txt": true, "g.txt": false, "racy.txt": false} {
+		i, _ := ix.Find(p)
+		fi, err := os.Lstat(filepath.Join(r.dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ix.StatClean(&ix.Entries[i], fi); got != want {
+			t.Errorf("StatClean(%s) = %v, want %v", p, got, want)
+		}
 	}
 }

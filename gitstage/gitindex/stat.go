@@ -38,3 +38,24 @@ func FileMode(fi os.FileInfo) uint32 {
 	}
 	return 0
 }
+
+// StatClean reports whether git would trust e as unchanged against the file
+// described by fi (from os.Lstat) without reading it: the mode and the stat
+// data match, e is not smudged (size 0 with a non-empty file), and e is not
+// racily clean (its mtime is older than the index file's ModTime, in whole
+// seconds; false when ModTime is unset). It is stricter than git's default core.checkStat (it compares
+// every field but the device), so false means only "hash the file to know".
+func (ix *Index) StatClean(e *Entry, fi os.FileInfo) bool {
+	if FileMode(fi) != e.Mode || e.Stage != 0 || e.IntentToAdd {
+		return false
+	}
+	st := StatInfo(fi)
+	st.Dev = e.Dev
+	if st != e.Stat {
+		return false
+	}
+	if ix.ModTime.IsZero() || int64(e.Mtime.Sec) >= ix.ModTime.Unix() {
+		return false
+	}
+	return true
+}
