@@ -8,8 +8,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/nika-dev/nika/changeset"
-	"github.com/nika-dev/nika/checker"
 	"github.com/nika-dev/nika/changeset/reply"
+	"github.com/nika-dev/nika/checker"
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/preview"
