@@ -142,7 +142,30 @@ func intentOf(b Block) (changeset.Intent, bool, error) {
 		return changeset.Intent{}, false, refuse(b.Line, "end the block with a line of "+b.Fence+" (a fence at least as long as the one that opened it)",
 			"the block for %s opened here is never closed", changeset.Quote(p))
 	}
+	if kind := patchKind(b.Lang(), content); kind != "" && !isPatchFile(p) {
+		return changeset.Intent{}, false, refuse(b.Line, "give the whole new file in the block, or send the "+kind+" on its own, without a path",
+			"the block for %s holds %s, not the file's content", changeset.Quote(p), kind)
+	}
 	return changeset.Intent{Op: changeset.OpWrite, Path: p, Content: content, Line: b.Line}, true, nil
+}
+
+// patchKind names the other format a block's content is written in, if
+// any: writing a diff over a file as its content is never what was meant.
+func patchKind(lang string, content []byte) string {
+	switch {
+	case lang == "diff" || lang == "patch" || lang == "udiff":
+		return "a diff"
+	case bytes.HasPrefix(content, []byte("*** Begin Patch")):
+		return "an apply_patch payload"
+	case bytes.HasPrefix(content, []byte("diff --git ")):
+		return "a diff"
+	}
+	return ""
+}
+
+// isPatchFile reports a path whose content may well be a diff.
+func isPatchFile(p string) bool {
+	return strings.HasSuffix(p, ".diff") || strings.HasSuffix(p, ".patch")
 }
 
 func refuse(line int, hint, format string, args ...any) *changeset.Error {

@@ -204,6 +204,16 @@ func TestParseProposesFiles(t *testing.T) {
 			want:  []file{{"a\rx", "", 1}},
 		},
 		{
+			name:  "a diff may be the content of a .patch or .diff file",
+			input: "'''diff path=fix.patch\n--- a/x\n+++ b/x\n'''\n'''diff path=b.diff\n-a\n'''\n",
+			want:  []file{{"fix.patch", "--- a/x\n+++ b/x\n", 1}, {"b.diff", "-a\n", 5}},
+		},
+		{
+			name:  "a diff block without a path is another format, not a file",
+			input: "'''diff\n--- a/x\n+++ b/x\n'''\n",
+			want:  nil,
+		},
+		{
 			name:  "paths the resolver judges pass through as written",
 			input: "'''path=../etc/passwd\nx\n'''\n'''path=/abs\ny\n'''\n",
 			want:  []file{{"../etc/passwd", "x\n", 1}, {"/abs", "y\n", 4}},
@@ -318,6 +328,24 @@ func TestParseRefuses(t *testing.T) {
 			input: "''''path=a\nx\n'''\n",
 			class: changeset.Invalid,
 			text:  `reply line 1: the block for "a" opened here is never closed`,
+		},
+		{
+			name:  "a diff block with a path",
+			input: "Fix:\n'''diff path=src/a.go\n--- a/src/a.go\n+++ b/src/a.go\n'''\n",
+			class: changeset.Invalid,
+			text:  `reply line 2: the block for "src/a.go" holds a diff, not the file's content`,
+		},
+		{
+			name:  "an apply_patch payload with a path",
+			input: "'''\n# path: a.go\n*** Begin Patch\n*** End Patch\n'''\n",
+			class: changeset.Invalid,
+			text:  `reply line 1: the block for "a.go" holds an apply_patch payload, not the file's content`,
+		},
+		{
+			name:  "a git diff with a path",
+			input: "'''text path=a.go\ndiff --git a/a.go b/a.go\n'''\n",
+			class: changeset.Invalid,
+			text:  `reply line 1: the block for "a.go" holds a diff, not the file's content`,
 		},
 		{
 			name:  "the first error wins",

@@ -111,12 +111,18 @@ func (p *parser) gitSection() (changeset.Intent, error) {
 	for p.i < len(p.lines) {
 		t := p.header(p.i)
 		line := p.i + 1
-		quotedArg := func(prefix string) (string, error) {
-			v, err := unquoteName(strings.TrimPrefix(t, prefix))
-			if err != nil {
-				return "", refuse(changeset.Invalid, line, "quote names as git does", "the %q line %v", strings.TrimSpace(prefix), err)
+		// quotedArg reads the name after the first of prefixes that t has.
+		quotedArg := func(prefixes ...string) (string, error) {
+			for _, prefix := range prefixes {
+				if rest, ok := strings.CutPrefix(t, prefix); ok {
+					v, err := unquoteName(rest)
+					if err != nil {
+						return "", refuse(changeset.Invalid, line, "quote names as git does", "the %q line %v", strings.TrimSpace(prefix), err)
+					}
+					return v, nil
+				}
 			}
-			return v, nil
+			return "", nil
 		}
 		switch {
 		case strings.HasPrefix(t, "old mode "):
@@ -129,13 +135,13 @@ func (p *parser) gitSection() (changeset.Intent, error) {
 			s.isNew = true
 			s.newMode = strings.TrimPrefix(t, "new file mode ")
 		case strings.HasPrefix(t, "rename from "), strings.HasPrefix(t, "rename old "):
-			v, err := quotedArg(t[:len("rename from ")])
+			v, err := quotedArg("rename from ", "rename old ")
 			if err != nil {
 				return changeset.Intent{}, err
 			}
 			s.rename, s.renameFrom = true, v
 		case strings.HasPrefix(t, "rename to "), strings.HasPrefix(t, "rename new "):
-			v, err := quotedArg(t[:len("rename to ")])
+			v, err := quotedArg("rename to ", "rename new ")
 			if err != nil {
 				return changeset.Intent{}, err
 			}
