@@ -75,6 +75,7 @@ var catalog = map[string]codeInfo{
 	"NIKA-DAG-002": {"validation_error", SeverityError, "a with: or after: edge names a task that is not declared."},
 	"NIKA-DAG-004": {"validation_error", SeverityError, "on_error.recover reads a task that depends on the failing task; the recovery would wait forever."},
 	"NIKA-DAG-005": {"validation_error", SeverityError, "an after: predicate is outside the closed set: success, failure, skipped, terminal, unwind."},
+	"NIKA-DAG-007": {"validation_error", SeverityError, "a task status is compared with a literal outside success, failure, skipped and cancelled: == never matches and != always holds."},
 	"NIKA-DAG-008": {"validation_error", SeverityError, "group.<name> names a group that no task declares (a bare group names none)."},
 	"NIKA-DAG-009": {"validation_error", SeverityError, "an unwind task cannot join a group: cleanup never enters the precedence graph."},
 
@@ -93,19 +94,21 @@ var catalog = map[string]codeInfo{
 	"NIKA-COMP-003": {"validation_error", SeverityError, "the static call graph of composed workflows has a cycle."},
 
 	// Authority.
-	"NIKA-AUTH-006": {"security_error", SeverityError, "the workflow has no permits: block, which declares zero authority, yet a task needs an effect. Paste the inferred block from the fix."},
-	"NIKA-AUTH-007": {"security_error", SeverityError, "a permits: bound contains an interpolation. Bounds must be literals, or the boundary would be self-serve."},
-	"NIKA-AUTH-008": {"security_error", SeverityError, "an untrusted value (an input, a tool result) reaches a verb argument and its resolved, canonical form escapes the permit. Widen the bound deliberately, or lift the taint law with a reason."},
-	"NIKA-AUTH-009": {"security_error", SeverityError, "permits.env names a dangerous variable (linker injection, shell startup, interpreter hooks, IFS). The engine always strips it, so the grant is dead; remove it."},
-	"NIKA-AUTH-010": {"security_error", SeverityError, "a permits.net.http entry uses a wildcard. Hosts are exact names; only the bare \"*\" is the explicit escape."},
-	"NIKA-AUTH-011": {"validation_error", SeverityError, "a lift: entry lifts a law that would not have fired on this task. A door that opens nothing is refused; remove the entry."},
-	"NIKA-SEC-004":  {"security_error", SeverityError, "an effect lies outside the declared permits: boundary."},
-	"NIKA-SEC-005":  {"security_error", SeverityError, "a network target is on the SSRF floor (private, link-local, metadata or non-public address). No grant can admit it; only an exact loopback literal may be declassified."},
-	"NIKA-SEC-006":  {"security_error", SeverityError, "a secret reaches a sink (an exec, a tool call, a model prompt) that its egress: list does not sanction."},
-	"NIKA-SEC-007":  {"security_error", SeverityError, "a value tainted by a secret reaches the workflow outputs:. Sanction it with egress: [{to: outputs}] on the secret, or do not export it."},
-	"NIKA-SEC-008":  {"security_error", SeverityError, "a nika:fetch URL names a code-bearing file (serialized executable, script, binary). Model the acquisition as the exec it feeds, or lift the data-as-code law with a reason."},
-	"NIKA-SEC-014":  {"security_error", SeverityError, "a confirm-mode nika:prompt reaches an effectful task over a route that does not consume the answer. A refused confirm still settles success (with value false): bind the answer in with: and gate with when: ${{ with.go == true }}."},
-	"NIKA-SEC-015":  {"security_error", SeverityError, "an exec: task runs downstream of a network task (nika:fetch, nika:notify). Content the workflow did not author must not reach a shell."},
+	"NIKA-AUTH-006":  {"security_error", SeverityError, "the workflow has no permits: block, which declares zero authority, yet a task needs an effect. Paste the inferred block from the fix."},
+	"NIKA-AUTH-007":  {"security_error", SeverityError, "a permits: bound contains an interpolation. Bounds must be literals, or the boundary would be self-serve."},
+	"NIKA-AUTH-008":  {"security_error", SeverityError, "an untrusted value (an input, a tool result) reaches a verb argument and its resolved, canonical form escapes the permit. Widen the bound deliberately, or lift the taint law with a reason."},
+	"NIKA-AUTH-009":  {"security_error", SeverityError, "permits.env names a dangerous variable (linker injection, shell startup, interpreter hooks, IFS). The engine always strips it, so the grant is dead; remove it."},
+	"NIKA-AUTH-010":  {"security_error", SeverityError, "a permits.net.http entry uses a wildcard. Hosts are exact names; only the bare \"*\" is the explicit escape."},
+	"NIKA-AUTH-011":  {"validation_error", SeverityError, "a lift: entry lifts a law that would not have fired on this task. A door that opens nothing is refused; remove the entry."},
+	"NIKA-SEC-004":   {"security_error", SeverityError, "an effect lies outside the declared permits: boundary."},
+	"NIKA-SEC-005":   {"security_error", SeverityError, "a network target is on the SSRF floor (private, link-local, metadata or non-public address). No grant can admit it; only an exact loopback literal may be declassified."},
+	"NIKA-SEC-006":   {"security_error", SeverityError, "a secret reaches a sink (an exec, a tool call, a model prompt) that its egress: list does not sanction."},
+	"NIKA-SEC-007":   {"security_error", SeverityError, "a value tainted by a secret reaches the workflow outputs:. Sanction it with egress: [{to: outputs}] on the secret, or do not export it."},
+	"NIKA-SEC-008":   {"security_error", SeverityError, "a nika:fetch URL names a code-bearing file (serialized executable, script, binary). Model the acquisition as the exec it feeds, or lift the data-as-code law with a reason."},
+	"NIKA-SEC-012":   {"security_error", SeverityError, "two tasks with no order between them write the same literal path, or a fan-out writes one constant path. Order them with after:, or write distinct paths."},
+	"NIKA-DRIFT-001": {"validation_error", SeverityWarning, "a declared input, constant or secret is never read. This is advice, never a failure: remove the declaration or use it."},
+	"NIKA-SEC-014":   {"security_error", SeverityError, "a confirm-mode nika:prompt reaches an effectful task over a route that does not consume the answer. A refused confirm still settles success (with value false): bind the answer in with: and gate with when: ${{ with.go == true }}."},
+	"NIKA-SEC-015":   {"security_error", SeverityError, "an exec: task runs downstream of a network task (nika:fetch, nika:notify). Content the workflow did not author must not reach a shell."},
 }
 
 // Explain returns the human explanation of a code, and false when the code

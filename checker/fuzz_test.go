@@ -16,7 +16,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add("x.nika.yaml", []byte("tasks:\n  a:\n    when: \"${{ (((with.a == 1) && !b) || c.d[0] in [1,2]) ? 'x' : 'y' }}\"\n"))
 	f.Add("x.nika.yaml", []byte("nika: p\npermits: { fs: { read: [\"./**\"] } }\ntasks:\n  a:\n    invoke: { tool: nika:read, args: { path: \"../${{ inputs.p }}\" } }\ninputs:\n  p: { type: string, default: \"../../x\" }\n"))
 	fsys := fstest.MapFS{
-		"child.nika.yaml":    {Data: []byte("nika: child\ntasks:\n  a:\n    exec: { command: [\"ls\"] }\n")},
+		"child.nika.yaml":   {Data: []byte("nika: child\ntasks:\n  a:\n    exec: { command: [\"ls\"] }\n")},
 		"skills/s/SKILL.md": {Data: []byte("---\nname: s\ndescription: d\n---\nbody\n")},
 	}
 	f.Fuzz(func(t *testing.T, path string, data []byte) {

@@ -602,3 +602,140 @@ func (w *workflow) compose() {
 		}
 	}
 }
+
+var statusVocabulary = []string{"success", "failure", "skipped", "cancelled"}
+
+// statusLiterals refuses a status compared against a literal outside the
+// closed vocabulary: == never matches and != always holds.
+func (w *workflow) statusLiterals() {
+	for _, t := range w.tasks {
+		if t.whenExpr == nil {
+			continue
+		}
+		isStatus := func(e *cel) bool {
+			rf, ok := refOf(e)
+			if !ok {
+				return false
+			}
+			if rf.root == "tasks" && len(rf.path) == 2 && rf.path[1].name == "status" {
+				return true
+			}
+			if rf.root != "with" || len(rf.path) != 1 {
+				return false
+			}
+			v := t.with[rf.path[0].name]
+			if !isStr(v) {
+				return false
+			}
+			isl, _ := islands(v.Value)
+			if len(isl) != 1 || !isl[0].whole {
+				return false
+			}
+			inner, err := parseCEL(isl[0].expr)
+			if err != nil {
+				return false
+			}
+			r2, ok := refOf(inner)
+			return ok && r2.root == "tasks" && len(r2.path) == 2 && r2.path[1].name == "status"
+		}
+		var walk func(e *cel)
+		walk = func(e *cel) {
+			if e == nil {
+				return
+			}
+			if e.kind == celBinary && (e.op == "==" || e.op == "!=") {
+				for i := 0; i < 2; i++ {
+					a, b := e.args[i], e.args[1-i]
+					s, isLit := b.lit.(string)
+					if b.kind == celLit && isLit && isStatus(a) && !oneOf(s, statusVocabulary...) {
+						fix := "compare against success, failure, skipped or cancelled"
+						switch s {
+						case "succeeded", "ok", "passed":
+							fix = "write 'success'"
+						case "failed", "error":
+							fix = "write 'failure'"
+						}
+						w.c.add("NIKA-DAG-007", t.when, fix, "task %q compares a status with %q, which no task ever settles to", t.id, s)
+					}
+				}
+			}
+			for _, a := range e.args {
+				walk(a)
+			}
+		}
+		walk(t.whenExpr)
+	}
+}
+
+// sharedWrites refuses two unordered tasks writing the same literal path,
+// and a fan-out writing one constant path.
+func (w *workflow) sharedWrites() {
+	type write struct {
+		t    *task
+		path string
+		node *yaml.Node
+	}
+	var writes []write
+	for _, t := range w.tasks {
+		if t.tool != "nika:write" && t.tool != "nika:edit" {
+			continue
+		}
+		n := mapGet(t.args, "path")
+		if !isStr(n) || hasTemplate(n.Value) {
+			continue
+		}
+		p, _ := canonPath(n.Value)
+		if t.forEach {
+			w.c.add("NIKA-SEC-012", n, "make the path depend on ${{ item }} or ${{ index }}", "task %q fans out and every iteration writes %s", t.id, n.Value)
+		}
+		writes = append(writes, write{t, p, n})
+	}
+	for i := range writes {
+		for j := i + 1; j < len(writes); j++ {
+			a, b := writes[i], writes[j]
+			if a.path != b.path || a.t == b.t {
+				continue
+			}
+			if w.reaches(a.t.id, b.t.id) || w.reaches(b.t.id, a.t.id) {
+				continue
+			}
+			w.c.add("NIKA-SEC-012", b.node, "order the two tasks with after: { "+a.t.id+": success }, or write distinct paths", "tasks %q and %q both write %s with no order between them", a.t.id, b.t.id, b.path)
+		}
+	}
+}
+
+// drift warns about declared values nothing reads. It is advisory and
+// never fails the audit.
+func (w *workflow) drift() {
+	used := map[string]bool{}
+	note := func(r ref) {
+		if len(r.path) > 0 {
+			used[r.root+"."+r.path[0].name] = true
+		}
+	}
+	walkStrings(w.root, func(n *yaml.Node) {
+		isl, _ := islands(n.Value)
+		for _, is := range isl {
+			if e, err := parseCEL(is.expr); err == nil {
+				for _, r := range refs(e) {
+					note(r)
+				}
+			}
+		}
+	})
+	for _, t := range w.tasks {
+		for _, l := range t.lifts {
+			used[l.from] = true
+		}
+	}
+	check := func(block string, m map[string]*yaml.Node) {
+		for _, p := range pairs(mapGet(w.root, block)) {
+			if !used[block+"."+p.k.Value] {
+				w.c.warn("NIKA-DRIFT-001", p.k, "remove the declaration, or read it", "%s.%s is declared but nothing reads it", block, p.k.Value)
+			}
+		}
+	}
+	check("inputs", w.inputs)
+	check("const", w.consts)
+	check("secrets", nil)
+}
