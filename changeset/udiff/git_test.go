@@ -2,7 +2,6 @@ package udiff
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -489,4 +488,33 @@ func sameTree(t *testing.T, got, want tree, diff []byte) {
 	}
 }
 
-var _ = errors.New
+// TestGitRefusals checks that what nika does not carry, as real git writes
+// it, is refused with its class and the line of the diff.
+func TestGitRefusals(t *testing.T) {
+	needGit(t)
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	a := commit(t, dir, tree{"a.txt": []byte("a\n"), "logo.bin": []byte("\x00\x01\x02")})
+	b := commit(t, dir, tree{"a.txt": []byte("b\n"), "logo.bin": []byte("\x00\x01\x03")})
+	for _, v := range []string{"", "--binary"} {
+		args := []string{"diff", a, b}
+		if v != "" {
+			args = append(args, v)
+		}
+		_, err := Parse(git(t, dir, args...))
+		want := "diff line 10: logo.bin is a binary patch, and nika proposes text only"
+		if got := fmt.Sprint(err); changeset.ClassOf(err) != changeset.Unsupported || !strings.HasPrefix(got, want) {
+			t.Errorf("git diff %s: err = %v, want Unsupported %q", v, err, want)
+		}
+	}
+
+	if err := os.Chmod(filepath.Join(dir, "a.txt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "commit", "-q", "-am", "x")
+	_, err := Parse(git(t, dir, "diff", "HEAD~", "HEAD"))
+	want := "diff line 1: the diff changes the mode of a.txt from 100644 to 100755, and nika does not change file modes"
+	if got := fmt.Sprint(err); changeset.ClassOf(err) != changeset.Unsupported || !strings.HasPrefix(got, want) {
+		t.Errorf("mode change: err = %v, want Unsupported %q", err, want)
+	}
+}
