@@ -31,7 +31,10 @@ func ParseLimit(input []byte, limit int) (*changeset.Draft, error) {
 		return nil, changeset.Refuse(changeset.TooLarge, "split the proposal or pass --max-input",
 			"the diff is %s, over the limit of %s", size(len(input)), size(limit))
 	}
-	p := &parser{lines: splitLines(input)}
+	// The hunks keep slices of the input: own a copy, so that an Edit
+	// applied later gives the same bytes whatever the caller does with
+	// its buffer.
+	p := &parser{lines: splitLines(bytes.Clone(input))}
 	d := &changeset.Draft{Format: Format}
 	for p.i < len(p.lines) {
 		t := p.header(p.i)

@@ -823,3 +823,20 @@ func TestOccurrences(t *testing.T) {
 		}
 	}
 }
+
+// An Edit is applied by the resolver long after Parse returned: it must not
+// depend on the caller's buffer.
+func TestEditsDoNotAliasTheInput(t *testing.T) {
+	in := text("--- a/f", "+++ b/f", "@@ -1 +1 @@", "-old", "+new")
+	d, err := Parse(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range in {
+		in[i] = '?'
+	}
+	got, err := d.Intents[0].Edit.Apply([]byte("old\n"))
+	if err != nil || string(got) != "new\n" {
+		t.Errorf("Apply after the input changed = %q, %v; want \"new\\n\"", got, err)
+	}
+}
