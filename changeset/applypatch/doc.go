@@ -25,7 +25,8 @@
 //     last of them opens (read from indentation, closing brace included),
 //     that place is taken even if the same lines come again later: naming
 //     the block is how a model tells two places apart. Two places inside
-//     the block are refused like any other two places.
+//     the block are refused like any other two places. A chunk that repeats
+//     its @@ line as its first context line starts on that line.
 //   - Context is matched exactly first, then ignoring trailing whitespace,
 //     then ignoring surrounding whitespace, then with typographic
 //     punctuation folded to ASCII. The first level that finds anything

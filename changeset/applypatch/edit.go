@@ -64,7 +64,7 @@ func (e *edit) Apply(base []byte) ([]byte, error) {
 	cursor := 0 // chunks are searched from here: the end of the previous one
 	for i := range e.chunks {
 		c := &e.chunks[i]
-		from, scopeEnd := cursor, -1
+		from, scopeEnd, lastHeader := cursor, -1, -1
 		for k, h := range c.headers {
 			at, ok := m.first(h.text, from)
 			if !ok {
@@ -77,7 +77,7 @@ func (e *edit) Apply(base []byte) ([]byte, error) {
 				}
 				return nil, e.refuseAt(h.line, c, "the @@ line %s is not in the file%s", show(h.text), where)
 			}
-			from, scopeEnd = at+1, scope(doc.lines, at)
+			from, scopeEnd, lastHeader = at+1, scope(doc.lines, at), at
 		}
 		old := c.old()
 		var start int
@@ -93,6 +93,10 @@ func (e *edit) Apply(base []byte) ([]byte, error) {
 			}
 		default:
 			at := m.find(old, from, scopeEnd)
+			if len(at) == 0 && lastHeader >= 0 && m.at(old, lastHeader) {
+				// The chunk repeats its @@ line as its first context line.
+				at = []int{lastHeader}
+			}
 			switch {
 			case len(at) > 1:
 				return nil, &changeset.Error{Class: changeset.Invalid,
@@ -373,6 +377,9 @@ func indent(s string) int {
 
 // at reports whether pattern matches at index start, at any level.
 func (m *matcher) at(pattern []string, start int) bool {
+	if start < 0 || start+len(pattern) > len(m.lines) {
+		return false
+	}
 	for level := range levels {
 		if equalAt(m.form(level), folded(pattern, level), start) {
 			return true
