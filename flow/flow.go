@@ -8,7 +8,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/nika-dev/nika/changeset"
-	"github.com/nika-dev/nika/changeset/reply"
 	"github.com/nika-dev/nika/checker"
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/gitstage"
@@ -18,7 +17,7 @@ import (
 // ProposeInput is what a door hands to Propose.
 type ProposeInput struct {
 	Input    []byte
-	Format   string   // "reply" (default) or "auto"; more formats in formats.go
+	Format   string   // one of Formats; "auto" or "" detects
 	Goal     string   // the commit message; a default is derived when empty
 	Allow    []string // paths or globs of supporting files the human allows
 	MaxInput int      // 0: the default of 16 MiB
@@ -91,18 +90,6 @@ func Propose(r *gitstage.Repo, in ProposeInput) (*Proposed, error) {
 	}
 	out.Proposal, out.Record = p, rec
 	return out, nil
-}
-
-// Parse reads an input in a format.
-func Parse(input []byte, format string, max int) (*changeset.Draft, error) {
-	if max <= 0 {
-		max = reply.MaxInput
-	}
-	switch format {
-	case "", "reply", "auto":
-		return reply.ParseLimit(input, max)
-	}
-	return nil, changeset.Refuse(changeset.Invalid, "use --format reply", "unknown format %q", format)
 }
 
 // cleanGoal trims the goal and derives one when the human gave none.

@@ -80,7 +80,7 @@ func (d *door) app() *cli.App {
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "goal", Aliases: []string{"m"}, Usage: "what the proposal is for; it becomes the commit message"},
 					&cli.StringSliceFlag{Name: "allow", Usage: "allow a supporting file (a path or a glob); repeatable"},
-					&cli.StringFlag{Name: "format", Value: "auto", Usage: "the input's format: auto, reply"},
+					&cli.StringFlag{Name: "format", Value: "auto", Usage: "the input's format: auto, reply, patch, diff or search-replace"},
 					&cli.IntFlag{Name: "max-input", Value: 16 << 20, Usage: "refuse inputs larger than this many bytes"},
 					jsonFlag,
 				},

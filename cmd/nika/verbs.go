@@ -92,6 +92,9 @@ func (d *door) propose(c *cli.Context) error {
 	if err := d.page(out); err != nil {
 		return err
 	}
+	if f := c.String("format"); f == "" || f == "auto" {
+		d.note("format: %s (detected; choose with --format)", p.Format)
+	}
 	for _, u := range p.Unchanged {
 		d.note("unchanged: %s already holds the proposed bytes", u)
 	}
