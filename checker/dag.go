@@ -126,22 +126,33 @@ func (w *workflow) reaches(from, to string) bool {
 	return visit(to)
 }
 
+// successors lists, for each task, the tasks that depend on it directly,
+// in source order.
+func (w *workflow) successors() map[string][]*task {
+	if w.succ != nil {
+		return w.succ
+	}
+	w.succ = map[string][]*task{}
+	for _, t := range w.tasks {
+		for _, d := range sortedKeys(t.deps) {
+			w.succ[d] = append(w.succ[d], t)
+		}
+	}
+	return w.succ
+}
+
 // downstream lists the tasks that depend, transitively, on id.
 func (w *workflow) downstream(id string) map[string]bool {
 	out := map[string]bool{}
-	changed := true
-	for changed {
-		changed = false
-		for _, t := range w.tasks {
-			if out[t.id] {
-				continue
-			}
-			for d := range t.deps {
-				if d == id || out[d] {
-					out[t.id] = true
-					changed = true
-					break
-				}
+	succ := w.successors()
+	queue := []string{id}
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		for _, t := range succ[x] {
+			if !out[t.id] {
+				out[t.id] = true
+				queue = append(queue, t.id)
 			}
 		}
 	}

@@ -164,19 +164,40 @@ func (w *workflow) readsBinding(t *task, from string) bool {
 	return false
 }
 
-// orderLaw: no exec: task may sit downstream of a network task.
+// orderLaw: no exec: task may sit downstream of a network task. Each
+// exec task is reported once, with the path from its nearest network
+// ancestor as the witness.
 func (w *workflow) orderLaw() {
-	for _, src := range w.tasks {
-		if src.tool != "nika:fetch" && src.tool != "nika:notify" {
+	for _, t := range w.tasks {
+		if t.verb != "exec" {
 			continue
 		}
-		down := w.downstream(src.id)
-		for _, t := range w.tasks {
-			if t.verb != "exec" || !down[t.id] {
-				continue
+		next := map[string]string{t.id: ""}
+		queue := []string{t.id}
+		src := ""
+		for len(queue) > 0 && src == "" {
+			x := queue[0]
+			queue = queue[1:]
+			for _, d := range sortedKeys(w.byID[x].deps) {
+				if _, seen := next[d]; seen {
+					continue
+				}
+				next[d] = x
+				if tl := w.byID[d].tool; tl == "nika:fetch" || tl == "nika:notify" {
+					src = d
+					break
+				}
+				queue = append(queue, d)
 			}
-			w.c.add("NIKA-SEC-015", t.verbKey, "cut the path from "+src.id+" to "+t.id+", or replace the exec with a builtin", "task %q runs a program downstream of the network task %q (%s)", t.id, src.id, strings.Join(w.path(src.id, t.id), " → "))
 		}
+		if src == "" {
+			continue
+		}
+		var chain []string
+		for x := src; x != ""; x = next[x] {
+			chain = append(chain, x)
+		}
+		w.c.add("NIKA-SEC-015", t.verbKey, "cut the path from "+src+" to "+t.id+", or replace the exec with a builtin", "task %q runs a program downstream of the network task %q (%s)", t.id, src, strings.Join(chain, " → "))
 	}
 }
 
@@ -184,14 +205,15 @@ func (w *workflow) orderLaw() {
 func (w *workflow) path(a, b string) []string {
 	prev := map[string]string{a: ""}
 	queue := []string{a}
+	succ := w.successors()
 	for len(queue) > 0 {
 		x := queue[0]
 		queue = queue[1:]
 		if x == b {
 			break
 		}
-		for _, t := range w.tasks {
-			if _, seen := prev[t.id]; seen || !t.deps[x] {
+		for _, t := range succ[x] {
+			if _, seen := prev[t.id]; seen {
 				continue
 			}
 			prev[t.id] = x
@@ -281,16 +303,16 @@ func (w *workflow) openRoute(g, s *task) bool {
 			memo[x.id] = true
 			return true
 		}
-		for _, t := range w.tasks {
-			if t.deps[x.id] && visit(t) {
+		for _, t := range w.successors()[x.id] {
+			if visit(t) {
 				memo[x.id] = true
 				return true
 			}
 		}
 		return false
 	}
-	for _, t := range w.tasks {
-		if t.deps[g.id] && visit(t) {
+	for _, t := range w.successors()[g.id] {
+		if visit(t) {
 			return true
 		}
 	}

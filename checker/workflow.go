@@ -100,6 +100,7 @@ type workflow struct {
 	groups   map[string][]string
 	outputs  *yaml.Node
 	eff      *effectSet
+	succ     map[string][]*task // lazily built reverse of task deps
 }
 
 type secretDecl struct {
