@@ -214,7 +214,11 @@ func findPath(lines []string, s, prevEnd int, hasPrev bool) (string, int, error)
 			return "", 0, nil
 		}
 	}
-	return "", 0, refuse(at+1, "write the file's path alone on the line before the block's fence", "the block at line %d names no file", s+1)
+	if at == s || isFence(lines[at]) {
+		return "", 0, refuse(at+1, "write the file's path alone on the line before the block's fence", "the block at line %d names no file", s+1)
+	}
+	return "", 0, refuse(at+1, "write the file's path alone on the line before the block's fence",
+		"the block at line %d names no file: %s is not a path", s+1, show(lines[at]))
 }
 
 // prevBlank returns the last line at or before i (and after floor) that is
@@ -309,4 +313,12 @@ func size(n int) string {
 		return fmt.Sprintf("%d bytes (%.1f MiB)", n, float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// show quotes a line of the input for an error text.
+func show(line string) string {
+	if len(line) > 80 {
+		line = line[:77] + "..."
+	}
+	return changeset.Quote(line)
 }
