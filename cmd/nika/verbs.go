@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -54,7 +55,12 @@ func (d *door) render(p *flow.Proposed) ([]byte, error) {
 	in := flow.PreviewInput(p)
 	var err error
 	if d.json {
-		err = preview.JSON(&b, in)
+		if err = preview.JSON(&b, in); err == nil {
+			var ind bytes.Buffer
+			if err = json.Indent(&ind, b.Bytes(), "", "  "); err == nil {
+				return ind.Bytes(), nil
+			}
+		}
 	} else {
 		err = preview.Human(&b, in, preview.Options{Color: d.colorOn()})
 	}
