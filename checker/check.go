@@ -52,6 +52,9 @@ type checker struct {
 	// tasksNode is the value of the root tasks: key, whose repeated keys
 	// are task ids and get their own code.
 	tasksNode *yaml.Node
+	// bom is set when the bytes start with a byte-order mark, which the
+	// parser does not see: columns of line 1 shift by that one character.
+	bom bool
 }
 
 func (c *checker) run(depth int) Report {
@@ -131,6 +134,13 @@ func (c *checker) warn(code string, n *yaml.Node, fix string, format string, arg
 
 func (c *checker) sorted() []Finding {
 	out := append([]Finding(nil), c.findings...)
+	if c.bom {
+		for i := range out {
+			if out[i].Line == 1 && out[i].Code != "NIKA-YAML-011" {
+				out[i].Col++
+			}
+		}
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Line != b.Line {
@@ -163,6 +173,7 @@ func (c *checker) parse() *yaml.Node {
 	if bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}) {
 		c.addAt("NIKA-YAML-011", 1, 1, "save the file as UTF-8 without a byte-order mark", "the file starts with a byte-order mark")
 		data = data[3:]
+		c.bom = true
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node

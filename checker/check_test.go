@@ -58,6 +58,7 @@ func TestCheckFindings(t *testing.T) {
 			"    infer: { prompt: hi }",
 		), []string{"NIKA-YAML-006@3:6", "NIKA-YAML-007@4:3", "NIKA-YAML-008@5:6"}},
 		{"byte-order mark", "\ufeffnika: hello\ntasks:\n  greet:\n    infer: { prompt: hi }\n", []string{"NIKA-YAML-011@1:1"}},
+		{"byte-order mark shifts line 1", "\ufeffnika: Hi\ntasks:\n  greet:\n    infer: { prompt: hi }\n", []string{"NIKA-YAML-011@1:1", "NIKA-PARSE-003@1:8"}},
 		{"syntax error", lines(
 			"nika: hello",
 			"tasks:",
