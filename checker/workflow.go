@@ -917,6 +917,9 @@ func badDuration(n *yaml.Node) string {
 	if !durationRe.MatchString(s) {
 		return "is not a Go duration (units ns, us, ms, s, m, h)"
 	}
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 {
+		return "must be quoted, so that no YAML reading can turn it into a number"
+	}
 	order := map[string]int{"h": 0, "m": 1, "s": 2, "ms": 3, "us": 4, "µs": 4, "ns": 5}
 	scale := map[string]float64{"h": 3600e9, "m": 60e9, "s": 1e9, "ms": 1e6, "us": 1e3, "µs": 1e3, "ns": 1}
 	last := -1
