@@ -240,3 +240,22 @@ func (b *Base) HeadTreeHash() plumbing.Hash {
 	}
 	return plumbing.ZeroHash
 }
+
+// TreeBase is a base view over a given commit's tree, for restaging a
+// subset of an existing proposal: it reads trees only, never the index or
+// the working tree. head names the branch the proposal was built for.
+func (r *Repo) TreeBase(head Head) (*Base, error) {
+	b := &Base{r: r, Head: head, trees: map[string]*object.Tree{}}
+	if !head.Unborn() {
+		c, err := r.Commit(head.Commit)
+		if err != nil {
+			return nil, err
+		}
+		t, err := r.Tree(c.TreeHash)
+		if err != nil {
+			return nil, err
+		}
+		b.trees[""] = t
+	}
+	return b, nil
+}

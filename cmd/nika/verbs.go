@@ -146,6 +146,16 @@ func (d *door) apply(c *cli.Context) error {
 	if err := flow.Pending(r, p); err != nil {
 		return err
 	}
+	if only, ex := c.StringSlice("only"), c.StringSlice("exclude"); len(only) > 0 || len(ex) > 0 {
+		sub, err := flow.Subset(r, p, only, ex)
+		if err != nil {
+			return err
+		}
+		if sub != p {
+			d.note("a derived proposal %s holds the chosen changes; %s stays pending", sub.Proposal.ID[:12], p.Proposal.ID[:12])
+		}
+		p = sub
+	}
 	tty, err := openTTY()
 	if err != nil {
 		return changeset.Refuse(changeset.NoConsent,
