@@ -273,6 +273,9 @@ func (s *section) intent(headerErr error) (changeset.Intent, error) {
 	}
 	isNew := s.isNew || s.devNullOld
 	isDelete := s.isDelete || s.devNullNew
+	if (newPath == "" && !isDelete) || (oldPath == "" && !isNew) {
+		return changeset.Intent{}, refuse(changeset.Invalid, s.line, "name the file on the --- and +++ lines", "the section names no file")
+	}
 	name := show(firstNonEmpty(newPath, oldPath))
 	switch {
 	case s.oldMode != "" && s.chMode != "" && s.oldMode != s.chMode:

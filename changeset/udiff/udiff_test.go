@@ -598,6 +598,12 @@ func TestParseRefuses(t *testing.T) {
 			text:  "diff line 2: both the --- and the +++ line name no file",
 		},
 		{
+			name:  "a +++ line without a name",
+			input: text("prose", "--- /dev/null", "+++ ", "@@ -0,0 +1 @@", "+a"),
+			class: changeset.Invalid,
+			text:  "diff line 2: the section names no file",
+		},
+		{
 			name:  "an unsplittable header with nothing else",
 			input: text("diff --git nonsense", "new file mode 100644"),
 			class: changeset.Invalid,
