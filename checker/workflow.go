@@ -192,7 +192,7 @@ func (w *workflow) envelope() {
 			c.add("NIKA-PARSE-019", m, "write model: <provider>/<name>", "model: must be a string, found %s", kindName(m))
 		} else {
 			w.model = m.Value
-			w.checkModel(m)
+			w.checkModel(m, true)
 		}
 	}
 	w.inputsBlock(mapGet(w.root, "inputs"))
@@ -233,11 +233,15 @@ func (w *workflow) envelope() {
 
 var providers = []string{"ollama", "lmstudio", "llamacpp", "localai", "vllm", "mistral", "anthropic", "openai", "gemini", "deepseek", "xai", "groq", "openrouter", "huggingface", "nvidia", "moonshot", "mock"}
 
-// checkModel judges a literal model id; a templated one is the run's call.
-func (w *workflow) checkModel(n *yaml.Node) {
+// checkModel judges a literal model id; a templated one is the run's call
+// (its references are resolved here for the envelope, and by the verb-body
+// pass for a task).
+func (w *workflow) checkModel(n *yaml.Node, envelope bool) {
 	v := n.Value
 	if hasTemplate(v) {
-		w.c.exprsIn(nil, n, surfEnvelope, w)
+		if envelope {
+			w.c.exprsIn(nil, n, surfEnvelope, w)
+		}
 		return
 	}
 	prov, name, ok := strings.Cut(v, "/")
@@ -632,7 +636,7 @@ func (w *workflow) verbShape(t *task) {
 			if !isStr(m) {
 				c.add("NIKA-PARSE-019", m, "", "%s.model must be a string", t.verb)
 			} else {
-				w.checkModel(m)
+				w.checkModel(m, false)
 			}
 		}
 		if s := mapGet(v, "schema"); s != nil && !isMap(s) {
