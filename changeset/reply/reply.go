@@ -19,7 +19,7 @@ type Block struct {
 	Line    int    // 1-based line of the opening fence
 	Fence   string // the opening fence's run, e.g. "```" or "~~~~"
 	Info    string // the info string after the fence, without surrounding spaces
-	Content []byte // the lines between the fences, indentation stripped, each with its line ending
+	Content []byte // the lines between the fences, indentation stripped, each with its line ending (an unclosed block's last line may lack one)
 	Closed  bool   // false when the input ended before a closing fence
 }
 

@@ -83,6 +83,11 @@ func TestParseSections(t *testing.T) {
 			},
 		},
 		{
+			name:  "a diff inside a markdown fence: the fences are prose",
+			input: text("Here is the change:", "```diff", "--- a/x", "+++ b/x", "@@ -1 +1 @@", "-a", "+b", "```", "Done."),
+			want:  []result{{op: changeset.OpEdit, path: "x", line: 3, edit: true, base: "a\n", after: "b\n"}},
+		},
+		{
 			name: "a new file is an add with its content",
 			input: text(
 				"diff --git a/dir/new.txt b/dir/new.txt",
