@@ -95,6 +95,17 @@ func TestLaws(t *testing.T) {
 			"  prompt:",
 			"    infer: { prompt: \"${{ secrets.k }}\" }",
 		), []string{"NIKA-SEC-006@9:88", "NIKA-SEC-006@11:22"}},
+		{"expressions see only their input", lines(
+			"nika: t",
+			"tasks:",
+			"  a:",
+			"    invoke: { tool: nika:jq, args: { input: [1], expression: \"$ENV.HOME\" } }",
+			"    extract: { home: \"env.HOME\", fine: \".environment | \\\"env\\\"\" }",
+			"  b:",
+			"    with: { cur: \"${{ item }}\" }",
+			"    for_each: { items: \"${{ with.cur }}\" }",
+			"    infer: { prompt: x }",
+		), []string{"NIKA-VAR-005@4:62", "NIKA-VAR-005@5:22", "NIKA-VAR-005@8:24"}},
 		{"determinism claims", lines(
 			"nika: t",
 			"run: { entropy: none, clock: virtual }",

@@ -199,7 +199,7 @@ func (w *workflow) resolveTasks(t *task, n *yaml.Node, s surface, r ref) bool {
 		}
 	}
 	if !allowed {
-		fix := "bind it in with: { x: ${{ tasks." + id + ".output }} } and read ${{ with.x }}"
+		fix := "bind it in the task's with: { " + id + ": \"${{ " + refText(r) + " }}\" } and read ${{ with." + id + " }}"
 		if t != nil && len(t.unwinds) > 0 && s == surfBody {
 			fix = "an unwind task reads only the task it unwinds"
 		}
@@ -370,7 +370,19 @@ func (w *workflow) taskRefs(t *task) {
 		c.exprsIn(t, wh, surfWhen, w)
 	}
 	if f := mapGet(b, "for_each"); isMap(f) {
-		walkStrings(mapGet(f, "items"), func(n *yaml.Node) { c.exprsIn(t, n, surfForEach, w) })
+		walkStrings(mapGet(f, "items"), func(n *yaml.Node) {
+			for _, r := range c.exprsIn(t, n, surfForEach, w) {
+				if r.root != "with" || len(r.path) == 0 {
+					continue
+				}
+				for _, wr := range t.withRefs[r.path[0].name] {
+					if wr.root == "item" || wr.root == "index" {
+						c.add("NIKA-VAR-005", n, "the collection is evaluated before the loop exists; bind it from a value that does not read item or index", "for_each.items reads with.%s, which reads the loop local %s", r.path[0].name, wr.root)
+						break
+					}
+				}
+			}
+		})
 	}
 	if t.verbNode != nil {
 		walkStrings(t.verbNode, func(n *yaml.Node) {

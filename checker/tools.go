@@ -126,6 +126,15 @@ func (w *workflow) checkTool(t *task, n *yaml.Node) {
 			c.add("NIKA-BUILTIN-001", n, "give exactly one of "+strings.Join(b.oneOfArgs, ", "), "%s takes exactly one of %s", id, strings.Join(b.oneOfArgs, " and "))
 		}
 	}
+	if id == "nika:jq" || id == "nika:fetch" {
+		key := "expression"
+		if id == "nika:fetch" {
+			key = "jq"
+		}
+		if e := mapGet(args, key); isStr(e) && !hasTemplate(e.Value) && jqReadsEnv(e.Value) {
+			c.add("NIKA-VAR-005", e, "declare the value as an input or a secret and pass it in", "the jq expression of %s reads the engine's environment; an expression sees only its input", id)
+		}
+	}
 	if id == "nika:fetch" {
 		mode := mapGet(args, "mode")
 		if isStr(mode) && !hasTemplate(mode.Value) && !oneOf(mode.Value, fetchModes...) {
@@ -212,4 +221,44 @@ func globMatch(pattern, s, seps string) bool {
 	}
 	budget := 100000
 	return match(0, 0, &budget)
+}
+
+// jqReadsEnv reports whether a jq program reaches for the environment
+// ($ENV or the env builtin), outside string literals.
+func jqReadsEnv(prog string) bool {
+	var b strings.Builder
+	inStr := false
+	for i := 0; i < len(prog); i++ {
+		c := prog[i]
+		if inStr {
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inStr = false
+			}
+			b.WriteByte(' ')
+			continue
+		}
+		if c == '"' {
+			inStr = true
+			b.WriteByte(' ')
+			continue
+		}
+		b.WriteByte(c)
+	}
+	code := b.String()
+	if strings.Contains(code, "$ENV") {
+		return true
+	}
+	for i := 0; i+3 <= len(code); i++ {
+		if code[i:i+3] != "env" {
+			continue
+		}
+		before := i == 0 || !(isIdentPart(code[i-1]) || code[i-1] == '$' || code[i-1] == '.')
+		after := i+3 == len(code) || !isIdentPart(code[i+3])
+		if before && after {
+			return true
+		}
+	}
+	return false
 }

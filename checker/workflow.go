@@ -792,6 +792,8 @@ func (w *workflow) boundaryShapes(t *task) {
 				c.add("NIKA-PARSE-019", p.v, "", "extract.%s must be a jq expression string", p.k.Value)
 			} else if hasTemplate(p.v.Value) {
 				c.add("NIKA-VAR-005", p.v, "a jq binding reads the task's output only; remove the ${{ }}", "extract.%s carries a ${{ }} template", p.k.Value)
+			} else if jqReadsEnv(p.v.Value) {
+				c.add("NIKA-VAR-005", p.v, "declare the value as an input or a secret and bind it with with:", "extract.%s reads the engine's environment; an expression sees only its input", p.k.Value)
 			}
 		}
 	}
