@@ -40,12 +40,19 @@ type Base interface {
 	Entry(p Path) (Entry, error)
 }
 
+// Lister is an optional Base that lists the files under a directory of the
+// base tree. With it, a proposal may replace a directory by a file when it
+// also deletes every file in that directory.
+type Lister interface {
+	Files(dir Path) ([]Path, error)
+}
+
 // Resolve turns a draft into changes against base, under policy. It refuses
 // before anything is staged: every path is validated, every policy rule and
 // base condition is checked, and every edit is applied in memory. Writes that
 // would not change a file are dropped and listed in unchanged.
 func Resolve(d *Draft, base Base, pol Policy) (changes []Change, unchanged []Path, err error) {
-	r := resolver{base: base, pol: pol, seen: map[string]int{}, entries: map[Path]Entry{}}
+	r := resolver{base: base, pol: pol, seen: map[string]int{}, entries: map[Path]Entry{}, needGone: map[Path]error{}, needEmpty: map[Path]error{}}
 	for i := range d.Intents {
 		c, same, err := r.intent(d, &d.Intents[i])
 		if err != nil {
@@ -56,6 +63,9 @@ func Resolve(d *Draft, base Base, pol Policy) (changes []Change, unchanged []Pat
 			continue
 		}
 		changes = append(changes, c)
+	}
+	if err := r.typeChanges(changes); err != nil {
+		return nil, nil, err
 	}
 	if err := checkTypeConflicts(changes); err != nil {
 		return nil, nil, err
@@ -69,6 +79,47 @@ type resolver struct {
 	pol     Policy
 	seen    map[string]int // folded path -> line of the intent that named it
 	entries map[Path]Entry
+	// A file in the way of a directory the set writes into, and a
+	// directory in the way of a file the set writes: allowed only when the
+	// set itself removes them; the error is the refusal otherwise.
+	needGone  map[Path]error
+	needEmpty map[Path]error
+}
+
+// typeChanges checks that every file in the way of a new directory, and
+// every file under a directory in the way of a new file, is removed by the
+// set itself.
+func (r *resolver) typeChanges(cs []Change) error {
+	removed := map[Path]bool{}
+	for _, c := range cs {
+		switch c.Kind {
+		case Delete:
+			removed[c.Path] = true
+		case Move:
+			removed[c.From] = true
+		}
+	}
+	for p, refusal := range r.needGone {
+		if !removed[p] {
+			return refusal
+		}
+	}
+	for dir, refusal := range r.needEmpty {
+		l, ok := r.base.(Lister)
+		if !ok {
+			return refusal
+		}
+		files, err := l.Files(dir)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			if !removed[f] {
+				return refusal
+			}
+		}
+	}
+	return nil
 }
 
 func (r *resolver) where(d *Draft, in *Intent) string {
@@ -120,8 +171,10 @@ func (r *resolver) path(d *Draft, in *Intent, raw string) (Path, FileClass, erro
 		switch e.Kind {
 		case Symlink:
 			return "", "", Refuse(NotAllowed, "nika never writes through a symlink", "%spath %s passes through the symlink %s", r.where(d, in), quote(raw), quote(string(parent)))
-		case File, Submodule:
-			return "", "", Refuse(NotAllowed, "remove or rename that file first", "%spath %s needs %s to be a directory, but it is a file", r.where(d, in), quote(raw), quote(string(parent)))
+		case Submodule:
+			return "", "", Refuse(NotAllowed, "change the submodule in its own repository", "%spath %s is inside the submodule %s", r.where(d, in), quote(raw), quote(string(parent)))
+		case File:
+			r.needGone[parent] = Refuse(NotAllowed, "delete that file in the same proposal, or pick another path", "%spath %s needs %s to be a directory, but it is a file", r.where(d, in), quote(raw), quote(string(parent)))
 		}
 	}
 	return p, class, nil
@@ -163,7 +216,14 @@ func (r *resolver) intent(d *Draft, in *Intent) (Change, bool, error) {
 	}
 	e, err := r.present(d, in, p)
 	if err != nil {
-		return Change{}, false, err
+		if e.Kind != Dir || (in.Op != OpWrite && in.Op != OpAdd) {
+			return Change{}, false, err
+		}
+		// A new file where the base has a directory: allowed only when the
+		// set deletes every file in it.
+		r.needEmpty[p] = Refuse(NotAllowed, "delete every file in that directory in the same proposal, or pick another path",
+			"%spath %s is a directory in the project", r.where(d, in), quote(string(p)))
+		e = Entry{Kind: Absent}
 	}
 	c := Change{Path: p, Class: class}
 	var before *Side
@@ -198,11 +258,22 @@ func (r *resolver) intent(d *Draft, in *Intent) (Change, bool, error) {
 		if before == nil {
 			return c, false, Refuse(NotAllowed, "drop the deletion from the proposal", "%spath %s does not exist, so it cannot be deleted", r.where(d, in), quote(in.Path))
 		}
+		if in.Edit != nil {
+			// A diff's deletion checks that the file holds what it removes.
+			if _, err := r.after(d, in, before); err != nil {
+				return c, false, err
+			}
+		}
 		c.Kind, c.Before = Delete, before
 		return c, false, nil
 	case OpMove:
 		if before == nil {
 			return c, false, Refuse(NotAllowed, "name a file that exists", "%spath %s does not exist, so it cannot be moved", r.where(d, in), quote(in.Path))
+		}
+		if strings.EqualFold(norm.NFC.String(in.Path), norm.NFC.String(in.To)) {
+			// A rename that changes only case (or normalization) of the
+			// same name: the destination's folded key is the source's.
+			delete(r.seen, strings.ToLower(norm.NFC.String(string(p))))
 		}
 		to, toClass, err := r.path(d, in, in.To)
 		if err != nil {

@@ -92,8 +92,14 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 		return nil, indexErr(err)
 	}
 	ops := plan(p)
+	removed := map[string]bool{}
+	for _, o := range ops {
+		if o.after == nil {
+			removed[string(o.path)] = true
+		}
+	}
 	for i := range ops {
-		if err := verify(root, ix, &ops[i]); err != nil {
+		if err := verify(root, ix, &ops[i], removed); err != nil {
 			return nil, err
 		}
 	}
@@ -167,7 +173,6 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 			Text: "the files and the branch were applied, but the index could not be written: " + err.Error(),
 			Hint: "run git reset -q to refresh the index from HEAD"}
 	}
-	tx.cleanup()
 	rec.State, rec.Applied, rec.Decided = gitstage.Applied, p.Commit, time.Now().Unix()
 	if err := r.SaveRecord(rec); err != nil {
 		return nil, err
@@ -204,8 +209,10 @@ func stale(text string) error {
 		"the project changed since this preview (%s) · nothing was applied", text)
 }
 
-// verify checks one op's witness against the index and the disk.
-func verify(root *safefs.Root, ix *gitindex.Index, o *op) error {
+// verify checks one op's witness against the index and the disk. removed
+// holds the paths the plan removes, which may stand where a create goes (a
+// file replaced by a directory, or the reverse).
+func verify(root *safefs.Root, ix *gitindex.Index, o *op, removed map[string]bool) error {
 	q := changeset.Quote(string(o.path))
 	info, err := root.Lstat(string(o.path))
 	if err != nil {
@@ -216,12 +223,14 @@ func verify(root *safefs.Root, ix *gitindex.Index, o *op) error {
 		if !isNotDir(err) {
 			return ioErr("inspect "+q, err)
 		}
-		// A parent became a file: the target is absent, but so is its directory.
+		if o.before == nil && parentRemoved(o.path, removed) {
+			return nil
+		}
 		return stale(q + " has a file where its directory should be")
 	}
 	i, inIndex := ix.Find(string(o.path))
 	if o.before == nil {
-		if info.Exists {
+		if info.Exists && !(info.Dir && childRemoved(o.path, removed)) {
 			return stale(q + " now exists")
 		}
 		if inIndex {
@@ -248,6 +257,24 @@ func verify(root *safefs.Root, ix *gitindex.Index, o *op) error {
 	return nil
 }
 
+func parentRemoved(p changeset.Path, removed map[string]bool) bool {
+	for d := p.Dir(); d != ""; d = changeset.Path(d).Dir() {
+		if removed[d] {
+			return true
+		}
+	}
+	return false
+}
+
+func childRemoved(p changeset.Path, removed map[string]bool) bool {
+	for r := range removed {
+		if strings.HasPrefix(r, string(p)+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 type txn struct {
 	root *safefs.Root
 	ops  []op
@@ -262,16 +289,24 @@ func perm(m changeset.Mode) os.FileMode {
 }
 
 // do carries out one op: a write lands through a temp file and a rename; a
-// removal renames the file aside, so that a rollback can put it back.
+// removal unlinks the file; a rollback writes its witnessed bytes back.
 func (t *txn) do(o *op) error {
 	p := string(o.path)
 	if o.after == nil {
-		o.tmp = safefs.TempSibling(p)
-		if err := t.root.Rename(p, o.tmp); err != nil {
-			o.tmp = ""
+		if err := t.recheck(o); err != nil {
+			return err
+		}
+		if err := t.root.Remove(p); err != nil {
 			return ioErr("remove "+changeset.Quote(p), err)
 		}
 		o.done = true
+		// Drop the directories the removal emptied, as git does, so a file
+		// may take a removed directory's place.
+		for dir := o.path.Dir(); dir != ""; dir = changeset.Path(dir).Dir() {
+			if t.root.RemoveDir(dir) != nil {
+				break
+			}
+		}
 		return nil
 	}
 	tmp, created, err := t.root.WriteTemp(p, o.after.Bytes, perm(o.after.Mode), t.sync)
@@ -352,11 +387,17 @@ func (t *txn) rollback(cause error) error {
 		case o.after == nil && o.done:
 			info, err := t.root.Lstat(p)
 			if err != nil || info.Exists {
-				kept = append(kept, p+" (its old bytes are kept in "+o.tmp+")")
+				kept = append(kept, p)
 				break
 			}
-			if err := t.root.Rename(o.tmp, p); err != nil {
-				kept = append(kept, p+" (its old bytes are kept in "+o.tmp+")")
+			tmp, _, err := t.root.WriteTemp(p, o.before.Bytes, perm(o.before.Mode), t.sync)
+			if err != nil {
+				kept = append(kept, p)
+				break
+			}
+			if err := t.root.Rename(tmp, p); err != nil {
+				t.root.Remove(tmp)
+				kept = append(kept, p)
 			}
 		}
 		for j := len(o.created) - 1; j >= 0; j-- {
@@ -376,29 +417,6 @@ func (t *txn) rollback(cause error) error {
 	return &changeset.Error{Class: changeset.Io, Err: cause,
 		Text: fmt.Sprintf("the apply failed: %v · it was rolled back, nothing was applied", cause),
 		Hint: "fix the cause, then run nika apply again"}
-}
-
-// cleanup removes the backups of removed files once the apply is final.
-func (t *txn) cleanup() {
-	for _, o := range t.ops {
-		if o.after == nil && o.tmp != "" {
-			t.root.Remove(o.tmp)
-		}
-		if o.after == nil {
-			// Drop directories the removal emptied, as git does.
-			dir := o.path.Dir()
-			for dir != "" {
-				if t.root.RemoveDir(dir) != nil {
-					break
-				}
-				if i := strings.LastIndexByte(dir, '/'); i >= 0 {
-					dir = dir[:i]
-				} else {
-					dir = ""
-				}
-			}
-		}
-	}
 }
 
 func statOf(st *unix.Stat_t) gitindex.Stat {

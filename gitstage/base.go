@@ -259,3 +259,28 @@ func (r *Repo) TreeBase(head Head) (*Base, error) {
 	}
 	return b, nil
 }
+
+// Files lists the files under dir in HEAD, decoding only that subtree
+// (changeset.Lister).
+func (b *Base) Files(dir changeset.Path) ([]changeset.Path, error) {
+	var out []changeset.Path
+	var walk func(d string) error
+	walk = func(d string) error {
+		t, err := b.tree(d)
+		if err != nil || t == nil {
+			return err
+		}
+		for _, e := range t.Entries {
+			p := d + "/" + e.Name
+			if e.Mode == filemode.Dir {
+				if err := walk(p); err != nil {
+					return err
+				}
+				continue
+			}
+			out = append(out, changeset.Path(p))
+		}
+		return nil
+	}
+	return out, walk(string(dir))
+}
