@@ -184,9 +184,8 @@ func Decode(b []byte, hashSize int) (*Index, error) {
 		e.Stage = int(flags>>12) & 3
 		nameLen := int(flags & 0xfff)
 		if flags&0x4000 != 0 {
-			if ver < 3 {
-				return nil, corrupt(start, "entry %d has extended flags in a version 2 index", i)
-			}
+			// Extended flags belong to version 3+, but git reads them in
+			// version 2 as well; so does Decode (Encode then writes v3).
 			if body-p < 2 {
 				return nil, corrupt(p, "entry %d is truncated", i)
 			}
