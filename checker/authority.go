@@ -328,6 +328,7 @@ func (w *workflow) authority() {
 	w.sharedWrites()
 	w.drift()
 	w.consentLaw()
+	w.trifecta()
 	w.secretFlow()
 	w.compose()
 }

@@ -80,3 +80,43 @@ func codesOf(fs []Finding) []string {
 	}
 	return out
 }
+
+// TestSpecCounterfactuals replays what the examples' own comments promise:
+// the human gate of these files is a blocking nika:prompt, and "add
+// default: here and NIKA-SEC-009 fires". The test adds it and expects the
+// lethal-trifecta refusal, and only that.
+func TestSpecCounterfactuals(t *testing.T) {
+	root := specDir(t)
+	for _, f := range []string{"examples/ceo-monday-brief.nika.yaml", "examples/incident-war-room.nika.yaml", "examples/release-radar.nika.yaml"} {
+		data, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Skipf("%s: %v", f, err)
+		}
+		s := string(data)
+		i := strings.Index(s, "tool: \"nika:prompt\"")
+		if i < 0 {
+			t.Fatalf("%s: no nika:prompt gate", f)
+		}
+		j := strings.Index(s[i:], "args:\n")
+		if j < 0 {
+			t.Fatalf("%s: the gate has no block args:", f)
+		}
+		k := i + j + len("args:\n")
+		line := s[k : k+strings.IndexByte(s[k:], '\n')]
+		indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+		mutated := s[:k] + indent + "default: false\n" + s[k:]
+		if rep := CheckFS(os.DirFS(root), f, data); !rep.Clean() {
+			t.Fatalf("%s: the original must be clean: %v", f, codesOf(rep.Findings))
+		}
+		rep := CheckFS(os.DirFS(root), f, []byte(mutated))
+		got := codesOf(rep.Errors())
+		if len(got) == 0 {
+			t.Errorf("%s: a defaulted gate must let NIKA-SEC-009 fire, got a clean report", f)
+		}
+		for _, c := range got {
+			if c != "NIKA-SEC-009" {
+				t.Errorf("%s: unexpected %s with a defaulted gate", f, c)
+			}
+		}
+	}
+}

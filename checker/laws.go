@@ -761,3 +761,135 @@ func (w *workflow) drift() {
 	check("const", w.consts)
 	check("secrets", nil)
 }
+
+// ingress reports whether a task brings content the workflow did not
+// author into the run.
+func (w *workflow) ingress(t *task) bool {
+	switch t.verb {
+	case "exec":
+		return true
+	case "invoke":
+		return t.tool == "nika:fetch" || strings.HasPrefix(t.tool, "mcp:")
+	case "agent":
+		if tl := mapGet(t.verbNode, "tools"); isSeq(tl) {
+			for _, it := range tl.Content {
+				if strings.HasPrefix(it.Value, "mcp:") || (!strings.HasPrefix(it.Value, "!") && toolGlob(it.Value, "nika:fetch")) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// blockingGate is a nika:prompt with no default: the run waits for a human.
+func (w *workflow) blockingGate(t *task) bool {
+	return t.tool == "nika:prompt" && mapGet(t.args, "default") == nil
+}
+
+// escapingWrite reports an fs.write grant that reaches outside the project.
+func escapingWrite(globs []string) bool {
+	for _, g := range globs {
+		cg, esc := canonPath(g)
+		if esc || strings.HasPrefix(cg, "/") || strings.HasPrefix(g, "~") {
+			return true
+		}
+	}
+	return false
+}
+
+// trifecta: a private read, an untrusted ingress and an external egress
+// granted together, with the untrusted content reaching an egress task
+// that no blocking human gate dominates.
+func (w *workflow) trifecta() {
+	p := w.permits
+	if p == nil || len(p.fsRead) == 0 {
+		return
+	}
+	execOn := p.execAll || len(p.exec) > 0
+	if len(p.net) == 0 && !execOn && !escapingWrite(p.fsWrite) {
+		return
+	}
+	// ungated: tasks reachable from a root of G_p without crossing a
+	// blocking gate.
+	ungated := map[string]bool{}
+	var queue []*task
+	for _, t := range w.tasks {
+		if len(t.deps) == 0 && !w.blockingGate(t) {
+			ungated[t.id] = true
+			queue = append(queue, t)
+		}
+	}
+	succ := w.successors()
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		for _, t := range succ[x.id] {
+			if !ungated[t.id] && !w.blockingGate(t) {
+				ungated[t.id] = true
+				queue = append(queue, t)
+			}
+		}
+	}
+	// Content flows along a with: binding only where the verb body reads
+	// it: a binding read by when: alone decides, it does not transmit.
+	dataSucc := map[string][]*task{}
+	for _, t := range w.tasks {
+		for _, d := range w.contentSources(t) {
+			dataSucc[d] = append(dataSucc[d], t)
+		}
+	}
+	reported := map[string]bool{}
+	for _, s := range w.tasks {
+		if !w.ingress(s) || (s.verb == "exec" && !execOn) {
+			continue
+		}
+		seen := map[string]bool{}
+		queue := []*task{s}
+		for len(queue) > 0 {
+			x := queue[0]
+			queue = queue[1:]
+			for _, e := range dataSucc[x.id] {
+				if seen[e.id] {
+					continue
+				}
+				seen[e.id] = true
+				queue = append(queue, e)
+				if reported[e.id] || !ungated[e.id] || !w.egressCapable(e) {
+					continue
+				}
+				reported[e.id] = true
+				w.c.add("NIKA-SEC-009", e.verbKey, "put a blocking nika:prompt (no default:) on every path to "+e.id+", e.g. at the root of the graph", "untrusted content from %q reaches %q (%s) while the boundary grants a private read and an external egress, and no blocking human gate dominates it", s.id, e.id, strings.Join(w.path(s.id, e.id), " → "))
+			}
+		}
+	}
+}
+
+// contentSources lists the tasks whose content the verb body of t reads,
+// through its with: bindings (status, timing and error observations carry
+// no content).
+func (w *workflow) contentSources(t *task) []string {
+	set := map[string]bool{}
+	for _, r := range t.bodyRefs {
+		if r.root != "with" || len(r.path) == 0 {
+			continue
+		}
+		for _, wr := range t.withRefs[r.path[0].name] {
+			switch {
+			case wr.root == "group" && len(wr.path) > 0:
+				for _, m := range w.groups[wr.path[0].name] {
+					set[m] = true
+				}
+			case wr.root == "tasks" && len(wr.path) > 1:
+				f := wr.path[1].name
+				if f == "status" || f == "duration_ms" || f == "started_at" || f == "ended_at" {
+					continue
+				}
+				if _, ok := w.byID[wr.path[0].name]; ok {
+					set[wr.path[0].name] = true
+				}
+			}
+		}
+	}
+	return sortedKeys(set)
+}

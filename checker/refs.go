@@ -399,11 +399,13 @@ func (w *workflow) taskRefs(t *task) {
 			if r.root == "tasks" && len(r.path) > 0 {
 				if _, ok := w.byID[r.path[0].name]; ok {
 					t.deps[r.path[0].name] = true
+					t.dataDeps[r.path[0].name] = true
 				}
 			}
 			if r.root == "group" && len(r.path) > 0 {
 				for _, m := range w.groups[r.path[0].name] {
 					t.deps[m] = true
+					t.dataDeps[m] = true
 				}
 			}
 		}

@@ -73,6 +73,7 @@ type task struct {
 	returns  *yaml.Node
 	recover  *yaml.Node
 	deps     map[string]bool // predecessors in G_p
+	dataDeps map[string]bool // predecessors through with: data edges only
 	lifts    []liftEntry
 	// bodyRefs are the references read by the verb body.
 	bodyRefs []ref
@@ -500,7 +501,7 @@ func (w *workflow) collectTasks() {
 			continue
 		}
 		t := &task{id: id, key: p.k, body: p.v, with: map[string]*yaml.Node{}, withKey: map[string]*yaml.Node{},
-			withRefs: map[string][]ref{}, extracts: map[string]bool{}, deps: map[string]bool{}}
+			withRefs: map[string][]ref{}, extracts: map[string]bool{}, deps: map[string]bool{}, dataDeps: map[string]bool{}}
 		w.tasks = append(w.tasks, t)
 		w.byID[id] = t
 		if g := mapGet(p.v, "group"); isStr(g) {
