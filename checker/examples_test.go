@@ -120,3 +120,40 @@ func TestSpecCounterfactuals(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecCommentedRefusals replays refusals the examples' comments name:
+// each mutation is the edit a comment warns about, and the checker must
+// answer with the code the comment names.
+func TestSpecCommentedRefusals(t *testing.T) {
+	root := specDir(t)
+	cases := []struct {
+		file, old, new, code string
+	}{
+		// "A bound cannot interpolate — `${{ const.target }}` here is NIKA-AUTH-007."
+		{"examples/06-code-review.nika.yaml", `read: ["./examples/fixtures/review-me.rs"]`, `read: ["${{ const.target }}"]`, "NIKA-AUTH-007"},
+		// "`description:` here is NIKA-PARSE-005 · unknown field"
+		{"examples/bookmark-triage.nika.yaml", "    type: { array: string }\n", "    description: \"the pile\"\n    type: { array: string }\n", "NIKA-PARSE-005"},
+		// "a STATIC path (never `${{ }}` · `NIKA-COMP-001`)"
+		{"examples/10-compose-pipeline.nika.yaml", `workflow: "./10-compose-child.nika.yaml"`, `workflow: "./${{ inputs.child }}.nika.yaml"`, "NIKA-COMP-001"},
+		// "Taken alone, check refuses before anything runs — NIKA-COMP-001 names the missing file"
+		{"examples/10-compose-pipeline.nika.yaml", `workflow: "./10-compose-child.nika.yaml"`, `workflow: "./no-such-child.nika.yaml"`, "NIKA-COMP-001"},
+	}
+	for _, tc := range cases {
+		data, err := os.ReadFile(filepath.Join(root, tc.file))
+		if err != nil {
+			t.Skipf("%s: %v", tc.file, err)
+		}
+		if strings.Count(string(data), tc.old) != 1 {
+			t.Fatalf("%s: the text to mutate is not unique: %q", tc.file, tc.old)
+		}
+		mutated := strings.Replace(string(data), tc.old, tc.new, 1)
+		rep := CheckFS(os.DirFS(root), tc.file, []byte(mutated))
+		found := false
+		for _, f := range rep.Errors() {
+			found = found || f.Code == tc.code
+		}
+		if !found {
+			t.Errorf("%s with %q: want %s, got %v", tc.file, tc.new, tc.code, codesOf(rep.Findings))
+		}
+	}
+}
