@@ -59,9 +59,16 @@ type exitErr int
 
 func (e exitErr) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
+// moreCommands lets verbs defined in other files of this package register
+// themselves (func init() { moreCommands = append(moreCommands, ...) }),
+// each built for a door.
+var moreCommands []func(d *door) *cli.Command
+
+// jsonFlag is the --json flag every verb takes.
+var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print one JSON object (see docs/json.md)"}
+
 func (d *door) app() *cli.App {
-	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print one JSON object (see docs/json.md)"}
-	return &cli.App{
+	app := &cli.App{
 		Name:            "nika",
 		Usage:           "stage a model's proposal as a git commit, preview it exactly, apply it on your yes",
 		HideHelpCommand: true,
@@ -96,4 +103,8 @@ func (d *door) app() *cli.App {
 			{Name: "list", Usage: "list pending proposals", Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "all", Usage: "also list applied, discarded and stale ones"}}, Action: d.list},
 		},
 	}
+	for _, mk := range moreCommands {
+		app.Commands = append(app.Commands, mk(d))
+	}
+	return app
 }
