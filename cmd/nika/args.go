@@ -1,18 +1,36 @@
 package main
 
-import "strings"
+import (
+	"strings"
 
-// valueFlags are the flags that take a value, so that reorder knows which
-// token after them is theirs.
-var valueFlags = map[string]bool{
-	"--goal": true, "-m": true, "--allow": true, "--format": true, "--max-input": true,
-	"--run": true, "--only": true, "--exclude": true,
+	"github.com/urfave/cli/v2"
+)
+
+// valueFlags lists the flags of app's commands that take a value, so that
+// reorder knows which token after them is theirs.
+func valueFlags(app *cli.App) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range app.Commands {
+		for _, f := range c.Flags {
+			if _, isBool := f.(*cli.BoolFlag); isBool {
+				continue
+			}
+			for _, n := range f.Names() {
+				if len(n) == 1 {
+					out["-"+n] = true
+				} else {
+					out["--"+n] = true
+				}
+			}
+		}
+	}
+	return out
 }
 
 // reorder lets flags follow the arguments, as git users type them
 // (nika apply ID --json): urfave/cli stops at the first argument, so flags
 // after the verb are moved before its arguments. "--" ends the flags.
-func reorder(args []string) []string {
+func reorder(args []string, valueFlags map[string]bool) []string {
 	if len(args) < 2 {
 		return args
 	}

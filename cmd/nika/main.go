@@ -34,7 +34,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	app := d.app()
-	err := app.Run(reorder(args))
+	err := app.Run(reorder(args, valueFlags(app)))
 	if err == nil {
 		return d.code
 	}
