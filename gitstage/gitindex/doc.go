@@ -53,6 +53,11 @@
 //     the lock's path and the fix), written, and renamed over the index.
 //     The index path is a parameter: a linked worktree has its own.
 //
+// Cost: one Decode and one Encode of a 100,000-entry index (9.6 MB, v2)
+// take about 20 ms and 10 allocations on a 2-core machine, about half of it
+// SHA-1 (BenchmarkDecodeEncode100k); Set and Remove are a binary search and
+// a slice move.
+//
 // What it does not do: write split or sparse indexes, build a cache-tree for
 // directories that have none, fsync unless asked (Lock.Sync), or apply
 // core.sharedRepository permissions to the new index.

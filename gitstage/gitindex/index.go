@@ -143,7 +143,7 @@ func Decode(b []byte, hashSize int) (*Index, error) {
 	if n > (body-headerSize)/(fixed+2) {
 		return nil, corrupt(8, "the header claims %d entries, more than the file can hold", n)
 	}
-	entries := make([]Entry, n)
+	entries := make([]Entry, n, n+64) // room for a change set's new paths
 	hashes := make([]byte, n*hashSize)
 	ends := make([]int, n)
 	arenaCap := body - headerSize - n*fixed // names and padding (v2/v3)
