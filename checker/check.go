@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -55,6 +56,9 @@ type checker struct {
 	// bom is set when the bytes start with a byte-order mark, which the
 	// parser does not see: columns of line 1 shift by that one character.
 	bom bool
+	// src is the bytes the parser read; lineStarts indexes its lines.
+	src        []byte
+	lineStarts []int
 }
 
 func (c *checker) run(depth int) Report {
@@ -175,6 +179,7 @@ func (c *checker) parse() *yaml.Node {
 		data = data[3:]
 		c.bom = true
 	}
+	c.src = data
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	err := safeDecode(dec, &doc)
@@ -306,4 +311,49 @@ func (c *checker) dupKey(parent, k *yaml.Node) {
 
 func (c *checker) isTasksMap(n *yaml.Node) bool {
 	return c.tasksNode != nil && c.tasksNode == n
+}
+
+// islandPos returns a position node for the island that starts at byte
+// offset off of the value of scalar n: the (k+1)-th "${{" of the source
+// from the scalar's start, where k openers precede it in the value. It
+// falls back to the scalar's own position.
+func (c *checker) islandPos(n *yaml.Node, off int) *yaml.Node {
+	if n == nil || n.Line < 1 || c.src == nil || off < 0 || off > len(n.Value) {
+		return n
+	}
+	if c.lineStarts == nil {
+		c.lineStarts = []int{0}
+		for i, b := range c.src {
+			if b == '\n' {
+				c.lineStarts = append(c.lineStarts, i+1)
+			}
+		}
+	}
+	if n.Line > len(c.lineStarts) {
+		return n
+	}
+	start := c.lineStarts[n.Line-1]
+	for col := 1; col < n.Column && start < len(c.src) && c.src[start] != '\n'; col++ {
+		_, size := utf8.DecodeRune(c.src[start:])
+		start += size
+	}
+	k := strings.Count(n.Value[:off], "${{")
+	pos := start
+	for i := 0; ; i++ {
+		j := bytes.Index(c.src[pos:], []byte("${{"))
+		if j < 0 {
+			return n
+		}
+		pos += j
+		if i == k {
+			break
+		}
+		pos += 3
+	}
+	line := sort.SearchInts(c.lineStarts, pos+1)
+	if line < 1 || line-n.Line > strings.Count(n.Value, "\n")+2 {
+		return n
+	}
+	col := 1 + utf8.RuneCount(c.src[c.lineStarts[line-1]:pos])
+	return &yaml.Node{Kind: yaml.ScalarNode, Line: line, Column: col}
 }

@@ -119,7 +119,16 @@ func TestCheckFindings(t *testing.T) {
 			"    infer: { prompt: \"${{ tasks.a.output }} ${{ with.y }}\" }",
 			"  c:",
 			"    infer: { prompt: \"${{ item }} ${{ const.k\" }",
-		), []string{"NIKA-VAR-001@6:22", "NIKA-VAR-001@6:22", "NIKA-VAR-020@8:16", "NIKA-VAR-001@9:22", "NIKA-VAR-021@9:22", "NIKA-VAR-001@11:22", "NIKA-VAR-008@11:22"}},
+		), []string{"NIKA-VAR-001@6:23", "NIKA-VAR-001@6:43", "NIKA-VAR-020@8:17", "NIKA-VAR-021@9:23", "NIKA-VAR-001@9:45", "NIKA-VAR-001@11:23", "NIKA-VAR-008@11:35"}},
+		{"islands are located inside block scalars, escapes skipped", lines(
+			"nika: hello",
+			"tasks:",
+			"  a:",
+			"    infer:",
+			"      prompt: |",
+			"        literal \\${{ not.live }}",
+			"        then ${{ nope.x }}",
+		), []string{"NIKA-VAR-001@7:14"}},
 		{"after predicates, undeclared tasks, cycles", lines(
 			"nika: hello",
 			"tasks:",

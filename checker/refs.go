@@ -45,21 +45,22 @@ func walkStrings(n *yaml.Node, f func(*yaml.Node)) {
 func (c *checker) exprsIn(t *task, n *yaml.Node, s surface, w *workflow) []ref {
 	isl, unclosed := islands(n.Value)
 	if unclosed >= 0 {
-		c.add("NIKA-VAR-008", n, "close the expression with }}, or write \\${{ for a literal", "an unclosed ${{ in %q", clip(n.Value))
+		c.add("NIKA-VAR-008", c.islandPos(n, unclosed), "close the expression with }}, or write \\${{ for a literal", "an unclosed ${{ in %q", clip(n.Value))
 	}
 	var out []ref
 	for _, is := range isl {
+		at := c.islandPos(n, is.start)
 		e, err := parseCEL(is.expr)
 		if err != nil {
 			if strings.TrimSpace(is.expr) == "" {
-				c.add("NIKA-VAR-005", n, "put an expression inside ${{ }}", "an empty ${{ }}")
+				c.add("NIKA-VAR-005", at, "put an expression inside ${{ }}", "an empty ${{ }}")
 				continue
 			}
-			c.add("NIKA-VAR-005", n, "keep to the cel-subset/0.1 grammar", "${{ %s }} is outside the expression subset: %v", clip(is.expr), err)
+			c.add("NIKA-VAR-005", at, "keep to the cel-subset/0.1 grammar", "${{ %s }} is outside the expression subset: %v", clip(is.expr), err)
 			continue
 		}
 		for _, r := range refs(e) {
-			if w.resolve(t, n, s, r) {
+			if w.resolve(t, at, s, r) {
 				out = append(out, r)
 			}
 		}

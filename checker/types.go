@@ -19,7 +19,7 @@ type Finding struct {
 	Message  string   `json:"message"`
 	Line     int      `json:"line"`
 	Col      int      `json:"col"`
-	Fix      string   `json:"fix,omitempty"`
+	Fix      string   `json:"fix"`
 }
 
 // Effects are the rows a human reads before consenting: what the workflow
@@ -42,7 +42,7 @@ type Report struct {
 	Path     string    `json:"path"`
 	Kind     string    `json:"kind"` // "workflow" or "project"
 	Findings []Finding `json:"findings"`
-	Effects  *Effects  `json:"effects,omitempty"`
+	Effects  *Effects  `json:"effects"`
 }
 
 // Clean reports whether no finding has error severity.
