@@ -325,6 +325,7 @@ func (w *workflow) authority() {
 	w.liftChecks()
 	w.orderLaw()
 	w.statusLiterals()
+	w.deadEdges()
 	w.sharedWrites()
 	w.drift()
 	w.consentLaw()

@@ -75,6 +75,7 @@ var catalog = map[string]codeInfo{
 	"NIKA-DAG-002": {"validation_error", SeverityError, "a with: or after: edge names a task that is not declared."},
 	"NIKA-DAG-004": {"validation_error", SeverityError, "on_error.recover reads a task that depends on the failing task; the recovery would wait forever."},
 	"NIKA-DAG-005": {"validation_error", SeverityError, "an after: predicate is outside the closed set: success, failure, skipped, terminal, unwind."},
+	"NIKA-DAG-006": {"validation_error", SeverityError, "a task can never run: an incoming edge waits for a state its producer can never settle to (a producer with when: false only settles skipped)."},
 	"NIKA-DAG-007": {"validation_error", SeverityError, "a task status is compared with a literal outside success, failure, skipped and cancelled: == never matches and != always holds."},
 	"NIKA-DAG-008": {"validation_error", SeverityError, "group.<name> names a group that no task declares (a bare group names none)."},
 	"NIKA-DAG-009": {"validation_error", SeverityError, "an unwind task cannot join a group: cleanup never enters the precedence graph."},
