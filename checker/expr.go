@@ -317,6 +317,9 @@ func (p *celParser) rel(d int) (*cel, error) {
 }
 
 func (p *celParser) unary(d int) (*cel, error) {
+	if d > maxCELDepth {
+		return nil, fmt.Errorf("the expression nests too deep")
+	}
 	if p.is("!") {
 		p.next()
 		x, err := p.unary(d + 1)
@@ -353,6 +356,9 @@ func (p *celParser) postfix(d int) (*cel, error) {
 				return nil, fmt.Errorf("expected a member name after '.'")
 			}
 			if p.is("(") {
+				if _, ok := celMethods[t.text]; !ok {
+					return nil, fmt.Errorf("method %s() is not in the subset (size, contains, startsWith, endsWith)", t.text)
+				}
 				p.next()
 				var args []*cel
 				if !p.is(")") {
