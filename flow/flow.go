@@ -44,6 +44,13 @@ func Propose(r *gitstage.Repo, in ProposeInput) (*Proposed, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ProposeDraft(r, draft, in)
+}
+
+// ProposeDraft stages a draft that is already parsed (nika check --fix
+// builds one from the fix ladder's repairs). in.Input and in.Format are
+// not read.
+func ProposeDraft(r *gitstage.Repo, draft *changeset.Draft, in ProposeInput) (*Proposed, error) {
 	out := &Proposed{Format: draft.Format}
 	if len(draft.Intents) == 0 {
 		return out, nil

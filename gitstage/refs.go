@@ -152,3 +152,30 @@ func (r *Repo) appendReflog(ref, line string) error {
 	}
 	return nil
 }
+
+// UpdateRef moves any ref by compare-and-swap under its lock, as git does:
+// lock, read, compare with want (zero: the ref must not exist), write,
+// rename, then append the reflog entry. It never touches HEAD.
+func (r *Repo) UpdateRef(name string, want, new plumbing.Hash, sig object.Signature, msg string) error {
+	lk, err := AcquireLock(r.refPath(name), ".git/"+name, LockWait)
+	if err != nil {
+		return err
+	}
+	old, err := r.ReadRef(name)
+	if err != nil {
+		lk.Rollback()
+		return err
+	}
+	if old != want {
+		lk.Rollback()
+		return changeset.Refuse(changeset.StaleRevision, "try again", "%s moved from %s to %s while nika was writing it", name, short(want), short(old))
+	}
+	if err := lk.Write([]byte(new.String() + "\n")); err != nil {
+		lk.Rollback()
+		return err
+	}
+	if err := lk.Commit(); err != nil {
+		return err
+	}
+	return r.appendReflog(name, reflogLine(old, new, sig, msg))
+}
