@@ -69,14 +69,14 @@ var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print one JSON object (see do
 
 func (d *door) app() *cli.App {
 	app := &cli.App{
-		Name:            "nika",
-		Usage:           "stage a model's proposal as a git commit, preview it exactly, apply it on your yes",
-		HideHelpCommand: true,
+		Name:                      "nika",
+		Usage:                     "stage a model's proposal as a git commit, preview it exactly, apply it on your yes",
+		HideHelpCommand:           true,
 		DisableSliceFlagSeparator: true,
-		Writer:          d.stdout,
-		ErrWriter:       d.stderr,
-		Reader:          d.stdin,
-		ExitErrHandler:  func(*cli.Context, error) {},
+		Writer:                    d.stdout,
+		ErrWriter:                 d.stderr,
+		Reader:                    d.stdin,
+		ExitErrHandler:            func(*cli.Context, error) {},
 		OnUsageError: func(c *cli.Context, err error, sub bool) error {
 			return changeset.Refuse(changeset.Invalid, "run nika help "+c.Command.Name, "%v", err)
 		},
