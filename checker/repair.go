@@ -56,6 +56,10 @@ var repairRules = []repairRule{
 	{"output-to-extract", renameTaskKey("output-to-extract", "output", "extract", "")},
 	{"params-to-args", renameTaskKey("params-to-args", "params", "args", "invoke")},
 	{"argv-to-command", renameTaskKey("argv-to-command", "argv", "command", "exec")},
+	{"fallback-to-recover", renameTaskKey("fallback-to-recover", "fallback", "recover", "on_error")},
+	{"value-to-recover", renameTaskKey("value-to-recover", "value", "recover", "on_error")},
+	{"quote-timeout", findBareTimeouts},
+	{"dead-forms-for-a-human", findUndecidable},
 }
 
 func repairWith(data []byte, rules []repairRule) ([]byte, []RepairStep, []string) {
@@ -557,8 +561,11 @@ func renameTaskKey(rule, from, to, verb string) func(d *repairDoc) ([]edit, []Re
 				continue
 			}
 			taken := mapKey(m, to) != nil
-			if verb == "exec" && to == "command" {
+			switch {
+			case verb == "exec" && to == "command":
 				taken = taken || mapKey(m, "shell") != nil
+			case verb == "on_error":
+				taken = taken || mapKey(m, "skip") != nil || mapKey(m, "fallback") != nil && mapKey(m, "value") != nil
 			}
 			if taken || countKey(m, from) != 1 {
 				notes = append(notes, fmt.Sprintf("%s: %s already has %s: or repeats %s:; stopped rather than guess", rule, where, to, from))
@@ -578,4 +585,42 @@ func renameTaskKey(rule, from, to, verb string) func(d *repairDoc) ([]edit, []Re
 		}
 		return edits, steps, notes
 	}
+}
+
+// findBareTimeouts quotes a task timeout written as a plain scalar.
+func findBareTimeouts(d *repairDoc) ([]edit, []RepairStep, []string) {
+	const rule = "quote-timeout"
+	var edits []edit
+	var steps []RepairStep
+	for _, p := range pairs(d.tasks()) {
+		v := mapGet(p.v, "timeout")
+		if !isScalar(v) || v.Style != 0 || !durationRe.MatchString(v.Value) || countKey(p.v, "timeout") != 1 {
+			continue
+		}
+		end := d.end(v)
+		if end < 0 {
+			continue
+		}
+		edits = append(edits, edit{d.offset(v), end, strconv.Quote(v.Value)})
+		steps = append(steps, RepairStep{Rule: rule, Line: v.Line, Description: "the timeout of task " + p.k.Value + " was quoted"})
+	}
+	return edits, steps, nil
+}
+
+// findUndecidable names the dead forms whose repair needs a human: the
+// checker explains them, the prepass never guesses.
+func findUndecidable(d *repairDoc) ([]edit, []RepairStep, []string) {
+	const rule = "dead-forms-for-a-human"
+	var notes []string
+	for _, k := range []string{"vars", "env", "config", "policy", "types"} {
+		if mapKey(d.root, k) != nil {
+			notes = append(notes, fmt.Sprintf("%s: the %s: block is dead and each entry needs a human to classify it (inputs:, const: or secrets:); not repaired", rule, k))
+		}
+	}
+	for _, p := range pairs(d.tasks()) {
+		if mapKey(p.v, "depends_on") != nil {
+			notes = append(notes, fmt.Sprintf("%s: depends_on: of task %s needs a choice between a with: data edge and an after: control edge; not repaired", rule, p.k.Value))
+		}
+	}
+	return nil, nil, notes
 }
