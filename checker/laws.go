@@ -404,6 +404,10 @@ func (w *workflow) secretFlow() {
 						clause := fmt.Sprintf("egress: [{ to: %q }]", sink)
 						if h := w.sinkHost(t); h != "" {
 							clause = fmt.Sprintf("egress: [{ to: %q, host: %q }]", sink, h)
+						} else if b, ok := builtins[t.tool]; ok && b.net {
+							if u := mapGet(t.args, b.urlArg); isStr(u) && strings.ReplaceAll(strings.TrimSpace(u.Value), " ", "") == "${{secrets."+s+"}}" {
+								clause = fmt.Sprintf("egress: [{ to: %q, host_from_self: true }]", sink)
+							}
 						}
 						w.c.add("NIKA-SEC-006", n, "if this destination is intended, add to secrets."+s+": "+clause, "secrets.%s reaches %s in task %q, a sink its egress: does not sanction", s, sink, t.id)
 					}
