@@ -21,6 +21,14 @@ type ProposeInput struct {
 	Goal     string   // the commit message; a default is derived when empty
 	Allow    []string // paths or globs of supporting files the human allows
 	MaxInput int      // 0: the default of 16 MiB
+	Run      *RunInput
+}
+
+// RunInput asks for a workflow run after a clean apply.
+type RunInput struct {
+	Workflow   string
+	Vars       map[string]string
+	MaxCostUSD float64
 }
 
 // Proposed is a staged proposal with what the door shows about it.
@@ -83,7 +91,14 @@ func ProposeDraft(r *gitstage.Repo, draft *changeset.Draft, in ProposeInput) (*P
 	if !base.Head.Unborn() {
 		set.Base = base.Head.Commit.String()
 	}
-	p, err := base.Stage(set, preview.ID, "")
+	runTrailer := ""
+	if in.Run != nil {
+		if set.Run, err = runRequest(base, changes, in.Run); err != nil {
+			return nil, err
+		}
+		runTrailer = preview.RunJSON(set.Run)
+	}
+	p, err := base.Stage(set, preview.ID, runTrailer)
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +112,38 @@ func ProposeDraft(r *gitstage.Repo, draft *changeset.Draft, in ProposeInput) (*P
 	}
 	out.Proposal, out.Record = p, rec
 	return out, nil
+}
+
+// runRequest validates a run request: the workflow must be a workflow
+// path that the set writes or that HEAD holds.
+func runRequest(base *gitstage.Base, cs []changeset.Change, in *RunInput) (*changeset.RunRequest, error) {
+	p, err := changeset.ParsePath(in.Workflow)
+	if err != nil {
+		return nil, err
+	}
+	if changeset.Classify(p) != changeset.Workflow {
+		return nil, changeset.Refuse(changeset.Invalid, "name a *.nika.yaml file", "--run %s is not a workflow", changeset.Quote(in.Workflow))
+	}
+	if in.MaxCostUSD < 0 {
+		return nil, changeset.Refuse(changeset.Invalid, "give a cost ceiling of 0 or more", "--max-cost-usd is negative")
+	}
+	found := false
+	for _, c := range cs {
+		if c.Path == p && c.After != nil {
+			found = true
+		}
+	}
+	if !found {
+		e, err := base.Entry(p)
+		if err != nil {
+			return nil, err
+		}
+		found = e.Kind == changeset.File
+	}
+	if !found {
+		return nil, changeset.Refuse(changeset.NotFound, "propose the workflow, or name one the project has", "--run %s names no workflow in the project or the proposal", changeset.Quote(in.Workflow))
+	}
+	return &changeset.RunRequest{Workflow: p, Vars: in.Vars, MaxCostUSD: in.MaxCostUSD}, nil
 }
 
 // cleanGoal trims the goal and derives one when the human gave none.

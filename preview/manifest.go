@@ -42,7 +42,7 @@ func Manifest(p *changeset.Proposal) []byte {
 	if s.Run == nil {
 		b.WriteString("run none\n")
 	} else {
-		fmt.Fprintf(&b, "run %s\n", runJSON(s.Run))
+		fmt.Fprintf(&b, "run %s\n", RunJSON(s.Run))
 	}
 	cs := append([]changeset.Change(nil), s.Changes...)
 	sort.Slice(cs, func(i, j int) bool { return cs[i].Path < cs[j].Path })
@@ -79,9 +79,9 @@ func jsonString(s string) string {
 	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }
 
-// runJSON renders a run request canonically: keys in a fixed order, vars
+// RunJSON renders a run request canonically: keys in a fixed order, vars
 // sorted (encoding/json sorts map keys).
-func runJSON(r *changeset.RunRequest) string {
+func RunJSON(r *changeset.RunRequest) string {
 	v := struct {
 		Workflow   string            `json:"workflow"`
 		Vars       map[string]string `json:"vars"`

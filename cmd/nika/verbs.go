@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -76,7 +77,20 @@ func (d *door) propose(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := flow.Propose(r, flow.ProposeInput{Input: input, Format: c.String("format"), Goal: c.String("goal"), Allow: c.StringSlice("allow"), MaxInput: c.Int("max-input")})
+	in := flow.ProposeInput{Input: input, Format: c.String("format"), Goal: c.String("goal"), Allow: c.StringSlice("allow"), MaxInput: c.Int("max-input")}
+	if w := c.String("run"); w != "" {
+		in.Run = &flow.RunInput{Workflow: w, Vars: map[string]string{}, MaxCostUSD: c.Float64("max-cost-usd")}
+		for _, v := range c.StringSlice("var") {
+			k, val, ok := strings.Cut(v, "=")
+			if !ok || k == "" {
+				return changeset.Refuse(changeset.Invalid, "write --var NAME=VALUE", "--var %s is not NAME=VALUE", changeset.Quote(v))
+			}
+			in.Run.Vars[k] = val
+		}
+	} else if len(c.StringSlice("var")) > 0 || c.IsSet("max-cost-usd") {
+		return changeset.Refuse(changeset.Invalid, "add --run WORKFLOW", "--var and --max-cost-usd belong to a run request")
+	}
+	p, err := flow.Propose(r, in)
 	if err != nil {
 		return err
 	}
