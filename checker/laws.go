@@ -2,6 +2,7 @@ package checker
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -520,11 +521,11 @@ func (w *workflow) skills() {
 			if !pathAllowed(p, w.permits.fsRead) {
 				continue // refused by NIKA-SEC-004 before the file is opened
 			}
-			data, ok := w.c.readBeside(p)
-			if !ok {
-				if w.c.fsys != nil {
-					w.c.add("NIKA-AGENT-003", it, "create the skill file, or fix the path", "skill file %q does not exist", p)
-				}
+			data, st := w.c.readBeside(p)
+			if st == besideMissing {
+				w.c.add("NIKA-AGENT-003", it, "create the skill file, or fix the path", "skill file %q does not exist", p)
+			}
+			if st != besideFound {
 				continue
 			}
 			if msg := skillProblem(data); msg != "" {
@@ -534,20 +535,34 @@ func (w *workflow) skills() {
 	}
 }
 
+// beside is the outcome of looking a file up beside the checked file.
+type beside int
+
+const (
+	besideFound   beside = iota
+	besideMissing        // the file system answers that the file does not exist
+	besideUnknown        // no file system, or a path it cannot answer for
+)
+
 // readBeside reads a file named relative to the checked file's directory.
-func (c *checker) readBeside(rel string) ([]byte, bool) {
+// It reports missing only when the file system says so; a path outside the
+// file system's root (absolute, ~, climbing) cannot be judged.
+func (c *checker) readBeside(rel string) ([]byte, beside) {
 	if c.fsys == nil || path.IsAbs(rel) || strings.HasPrefix(rel, "~") {
-		return nil, false
+		return nil, besideUnknown
 	}
 	p := path.Clean(path.Join(path.Dir(strings.ReplaceAll(c.path, "\\", "/")), rel))
-	if p == ".." || strings.HasPrefix(p, "../") {
-		return nil, false
+	if !fs.ValidPath(p) {
+		return nil, besideUnknown
 	}
 	data, err := fs.ReadFile(c.fsys, p)
-	if err != nil {
-		return nil, false
+	switch {
+	case err == nil:
+		return data, besideFound
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, besideMissing
 	}
-	return data, true
+	return nil, besideUnknown
 }
 
 // skillProblem validates the Agent Skill frontmatter.
@@ -592,9 +607,11 @@ func (w *workflow) compose() {
 		if w.c.fsys == nil {
 			continue
 		}
-		data, ok := w.c.readBeside(wf.Value)
-		if !ok {
+		data, st := w.c.readBeside(wf.Value)
+		if st == besideMissing {
 			w.c.add("NIKA-COMP-001", wf, "place the child file beside this workflow, or fix the path", "the child workflow %q does not exist", wf.Value)
+		}
+		if st != besideFound {
 			continue
 		}
 		childPath := path.Clean(path.Join(path.Dir(w.c.path), wf.Value))

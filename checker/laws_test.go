@@ -228,4 +228,8 @@ func TestFilesBeside(t *testing.T) {
 	if got := at(Check("flows/parent.nika.yaml", []byte(src))); !reflect.DeepEqual(got, []string{"NIKA-AGENT-003@8:87"}) {
 		t.Errorf("without files: %v", got)
 	}
+	// A path the file system cannot answer for is not reported missing.
+	if got := at(CheckFS(fsys, "/abs/flows/parent.nika.yaml", []byte(src))); !reflect.DeepEqual(got, []string{"NIKA-AGENT-003@8:87"}) {
+		t.Errorf("with an absolute path: %v", got)
+	}
 }
