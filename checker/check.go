@@ -35,8 +35,11 @@ func Check(path string, data []byte) Report {
 
 // CheckFS is Check with read-only access to the files a workflow names
 // beside itself: agent skills and composed child workflows are resolved
-// relative to the directory of path inside fsys. A nil fsys judges the
-// bytes alone. CheckFS never writes.
+// relative to the directory of filePath inside fsys, so filePath should be
+// slash-separated and relative to the root of fsys (the repository root,
+// for the post-apply hook). A file is reported missing only when fsys says
+// it does not exist. A nil fsys judges the bytes alone. CheckFS never
+// writes.
 func CheckFS(fsys fs.FS, filePath string, data []byte) Report {
 	c := &checker{path: filePath, data: data, fsys: fsys}
 	return c.run(0)
