@@ -85,6 +85,12 @@ func ParsePath(s string) (Path, error) {
 		if isGitName(c) {
 			return "", Refuse(NotAllowed, "nika never writes git's own files", "path %s is inside .git", q)
 		}
+		if r, ok := invisible(c); ok {
+			return "", Refuse(Invalid, "name the file with visible characters", "path %s contains the invisible character %U, which some filesystems drop", q, r)
+		}
+		if last := c[len(c)-1]; last == '.' || last == ' ' {
+			return "", Refuse(Invalid, "rename the file", "path %s has a name that ends in %q, which Windows drops, so it would name another file", q, string(last))
+		}
 		if strings.Contains(c, ":") {
 			return "", Refuse(Invalid, hint, "path %s has a ':' in a name, which some filesystems read as a stream", q)
 		}
@@ -108,6 +114,11 @@ func MustPath(s string) Path {
 // git itself on some filesystem: any case, HFS+ ignorable code points, NTFS
 // trailing dots and spaces, and the 8.3 short name GIT~1.
 func isGitName(c string) bool {
+	// An NTFS stream suffix (".git::$INDEX_ALLOCATION") names the same
+	// directory on Windows.
+	if i := strings.IndexByte(c, ':'); i >= 0 {
+		c = c[:i]
+	}
 	var b strings.Builder
 	for _, r := range c {
 		if isIgnorable(r) {
@@ -130,6 +141,18 @@ func isIgnorable(r rune) bool {
 	return false
 }
 
+// invisible finds a code point that HFS+ ignores in names or that reorders
+// text (bidirectional controls): a name holding one can look like, or be
+// stored as, another name.
+func invisible(c string) (rune, bool) {
+	for _, r := range c {
+		if isIgnorable(r) || (r >= 0x2066 && r <= 0x2069) {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
 func isASCIILetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
 
 // isWindowsReserved reports DOS device names, with or without an extension.
@@ -143,8 +166,21 @@ func isWindowsReserved(c string) bool {
 	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
 		return true
 	}
-	if len(stem) == 4 && (strings.HasPrefix(stem, "COM") || strings.HasPrefix(stem, "LPT")) {
-		return stem[3] >= '1' && stem[3] <= '9'
+	if n, ok := strings.CutPrefix(stem, "COM"); ok && isPortDigit(n) {
+		return true
+	}
+	if n, ok := strings.CutPrefix(stem, "LPT"); ok && isPortDigit(n) {
+		return true
+	}
+	return false
+}
+
+// isPortDigit reports the digits Windows accepts after COM and LPT: 1 to 9
+// and the superscripts ¹, ² and ³.
+func isPortDigit(s string) bool {
+	switch s {
+	case "1", "2", "3", "4", "5", "6", "7", "8", "9", "\u00b9", "\u00b2", "\u00b3":
+		return true
 	}
 	return false
 }
