@@ -1,0 +1,100 @@
+// Package proof reviews and proves applied proposals from git objects
+// alone: nika log lists them with their witnesses and recorded verdicts,
+// nika verify re-derives each one's id from its commit and parent and says
+// what does not hold. It reads git only through gitstage.
+package proof
+
+import (
+	"strings"
+
+	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/gitstage"
+)
+
+// Selection is what a revision argument names: a walk (commits reachable
+// from Include and not from Exclude) or exactly one commit.
+type Selection struct {
+	Include []string
+	Exclude []string
+	Single  bool   // the argument named one commit (a commit, a ref, an id)
+	Label   string // the argument as given, "" for the default
+}
+
+// Select parses a revision argument: "" (HEAD's history), A..B (either
+// side may be empty, meaning HEAD), a commit id, a ref (refs/..., a branch,
+// a tag, origin/main), HEAD~N, or a proposal id or prefix (through the
+// registry). With single, a lone revision names that commit only (verify);
+// otherwise it names its history (log).
+func Select(r *gitstage.Repo, arg string, single bool) (*Selection, error) {
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		h, err := r.ResolveRev("HEAD")
+		if err != nil {
+			return nil, err
+		}
+		return &Selection{Include: []string{h}}, nil
+	}
+	if strings.Contains(arg, "...") {
+		return nil, changeset.Refuse(changeset.Invalid, "use A..B: the commits of B that A lacks",
+			"the symmetric range %s is not supported", changeset.Quote(arg))
+	}
+	if a, b, ok := strings.Cut(arg, ".."); ok {
+		if a == "" {
+			a = "HEAD"
+		}
+		if b == "" {
+			b = "HEAD"
+		}
+		ha, err := r.ResolveRev(a)
+		if err != nil {
+			return nil, err
+		}
+		hb, err := r.ResolveRev(b)
+		if err != nil {
+			return nil, err
+		}
+		return &Selection{Include: []string{hb}, Exclude: []string{ha}, Label: arg}, nil
+	}
+	h, err := resolveOne(r, arg)
+	if err != nil {
+		return nil, err
+	}
+	return &Selection{Include: []string{h}, Single: single, Label: arg}, nil
+}
+
+// resolveOne resolves a revision, or else a proposal id through the
+// registry (a 64-hex id is never a SHA-1 commit id, so it goes first).
+func resolveOne(r *gitstage.Repo, arg string) (string, error) {
+	isHex := len(arg) >= gitstage.MinPrefix && strings.Trim(strings.ToLower(arg), "0123456789abcdef") == ""
+	if isHex && len(arg) == 64 {
+		rec, err := r.Find(arg)
+		if err != nil {
+			return "", err
+		}
+		return rec.Commit, nil
+	}
+	h, err := r.ResolveRev(arg)
+	if err == nil {
+		return h, nil
+	}
+	if isHex {
+		if rec, ferr := r.Find(arg); ferr == nil {
+			return rec.Commit, nil
+		} else if changeset.ClassOf(ferr) == changeset.Ambiguous {
+			return "", ferr
+		}
+	}
+	return "", err
+}
+
+// Commits lists the selected commits, newest first.
+func (s *Selection) Commits(r *gitstage.Repo) ([]*gitstage.CommitInfo, error) {
+	if s.Single {
+		ci, err := r.Info(s.Include[0])
+		if err != nil {
+			return nil, err
+		}
+		return []*gitstage.CommitInfo{ci}, nil
+	}
+	return r.RevList(s.Include, s.Exclude, 0)
+}
