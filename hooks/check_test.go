@@ -1,0 +1,108 @@
+package hooks
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nika-dev/nika/changeset"
+)
+
+const (
+	cleanWorkflow = "nika: hello\ntasks:\n  greet:\n    infer: { prompt: hi }\n"
+	dupKey        = "nika: hello\ntasks:\n  greet:\n    infer: { prompt: hi, prompt: ho }\n"
+)
+
+func writeFile(t *testing.T, root, rel, data string) {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCheckFilesReadsTheAuditedFilesFromDisk(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "flows/b.nika.yaml", cleanWorkflow)
+	writeFile(t, root, "a.nika.yaml", dupKey)
+	writeFile(t, root, "README.md", "not: [a workflow")
+
+	reports, err := CheckFiles(root, []string{"flows/b.nika.yaml", "README.md", "a.nika.yaml", "a.nika.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reports) != 2 || reports[0].Path != "a.nika.yaml" || reports[1].Path != "flows/b.nika.yaml" {
+		t.Fatalf("reports %+v, want a.nika.yaml then flows/b.nika.yaml, once each, no README.md", reports)
+	}
+	if errs := reports[0].Errors(); len(errs) != 1 || errs[0].Code != "NIKA-YAML-004" || errs[0].Line != 4 {
+		t.Errorf("a.nika.yaml: %+v", reports[0].Findings)
+	}
+	if !reports[1].Clean() {
+		t.Errorf("flows/b.nika.yaml: %+v", reports[1].Findings)
+	}
+
+	// What is on disk is what is checked: change the bytes, the report follows.
+	writeFile(t, root, "a.nika.yaml", cleanWorkflow)
+	reports, err = CheckFiles(root, []string{"a.nika.yaml"})
+	if err != nil || len(reports) != 1 || !reports[0].Clean() {
+		t.Fatalf("%+v %v", reports, err)
+	}
+}
+
+func TestCheckFilesRefusesAPathThroughASymlink(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "real/w.nika.yaml", dupKey)
+	if err := os.Symlink("real", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real/w.nika.yaml", filepath.Join(root, "s.nika.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"link/w.nika.yaml", "s.nika.yaml"} {
+		t.Run(p, func(t *testing.T) {
+			reports, err := CheckFiles(root, []string{p, "real/w.nika.yaml"})
+			if err == nil {
+				t.Fatalf("read %s through a symlink", p)
+			}
+			if changeset.ClassOf(err) != changeset.NotAllowed {
+				t.Errorf("class %s: %v", changeset.ClassOf(err), err)
+			}
+			if !strings.Contains(err.Error(), p+" was not checked") || strings.Contains(err.Error(), root) {
+				t.Errorf("refusal text: %v", err)
+			}
+			// The other file is still checked.
+			if len(reports) != 1 || reports[0].Path != "real/w.nika.yaml" {
+				t.Errorf("reports %+v", reports)
+			}
+		})
+	}
+}
+
+func TestCheckFilesSaysWhenAFileIsGone(t *testing.T) {
+	root := t.TempDir()
+	_, err := CheckFiles(root, []string{"gone.nika.yaml"})
+	var e *changeset.Error
+	if !errors.As(err, &e) || e.Class != changeset.NotFound || !strings.Contains(e.Text, "gone.nika.yaml") {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestCheckFilesRefusesAnInvalidPath(t *testing.T) {
+	root := t.TempDir()
+	_, err := CheckFiles(root, []string{"../outside.nika.yaml"})
+	if err == nil {
+		t.Fatal("a path outside the root was read")
+	}
+}
+
+func TestCheckFilesWithNothingAudited(t *testing.T) {
+	reports, err := CheckFiles("/nonexistent-root", []string{"main.go", "docs/x.md"})
+	if err != nil || len(reports) != 0 {
+		t.Fatalf("%+v %v", reports, err)
+	}
+}
