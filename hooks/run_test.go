@@ -486,3 +486,31 @@ func TestCappedCountsWhatItDrops(t *testing.T) {
 		t.Fatalf("%q", none.String())
 	}
 }
+
+func TestAProcessThatLeavesTheGroupCannotHoldTheRun(t *testing.T) {
+	// setsid puts a process out of reach of the group kill. It cannot keep
+	// the run waiting for its output forever: the output is cut, with a
+	// note. (It does survive the hook: see the package documentation.)
+	if _, err := os.Stat("/usr/bin/setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	root := repo(t)
+	hookFile(t, root, "esc", sh(`setsid sh -c 'echo $$ > "$NIKA_ROOT/esc.pid"; exec sleep 30' &`,
+		`while [ ! -s "$NIKA_ROOT/esc.pid" ]; do sleep 0.01; done`, `echo done`), 0o755)
+	hookFile(t, root, "next", sh(`echo next`), 0o755)
+	rs := snapshotRun(t, root, Options{})
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(filepath.Join(root, "esc.pid")); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	want := "done\n[output cut: a process outside the hook's group kept it open]\n"
+	if rs[0].Name != "esc" || rs[0].Output != want || rs[0].Failed() {
+		t.Fatalf("%+v", rs[0])
+	}
+	if rs[1].Output != "next\n" {
+		t.Fatalf("%+v", rs[1])
+	}
+}
