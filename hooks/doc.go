@@ -37,7 +37,9 @@
 //   - Bounded. Each hook has a timeout (30s by default) and runs in its own
 //     process group; on timeout the whole group gets SIGKILL, so a hook's
 //     children die with it. Once a hook has exited, what is left of its group
-//     is killed too: no hook outlives its turn. Output (stdout and stderr,
+//     is killed too: no hook outlives its turn. (A process that leaves the
+//     group on purpose, with setsid, escapes the kill; Run then stops
+//     reading the output it holds after a short bound, with a note.) Output (stdout and stderr,
 //     interleaved as written) is kept up to a limit (64 KiB by default).
 //   - A failed check does not undo the apply. The human consented and the
 //     commit exists; the verdict says what failed and Advice says how to
@@ -54,6 +56,27 @@
 // and does not make the verdict unclean. A hook runs with the worktree root
 // as its working directory; its $0 is the path of the snapshot copy, so a
 // hook that needs files beside it must find them through NIKA_ROOT.
+//
+// The note (Verdict.Text) reads:
+//
+//	nika verdict: 1 error, 1 warning, 1 hook failed
+//	flows/a.nika.yaml:4:26 NIKA-YAML-004 duplicate key ...
+//	flows/a.nika.yaml:1:1 NIKA-SEC-002 warning: ...
+//	hook 10-lint: exit 0
+//	    lint output, indented
+//	hook 20-test: exit 1
+//	hook 30-slow: timed out
+//	hook 40-notes: skipped (not executable)
+//
+// and the JSON (--json) is
+//
+//	{"type":"verdict","clean":false,"summary":"1 error, ...",
+//	 "reports":[checker.Report...],
+//	 "hooks":[{"name":"10-lint","exit":0,"timed_out":false,"output":"...","duration_ms":12}, ...],
+//	 "problems":["..."]}
+//
+// where a hook object also carries "signal", "skipped" and "error" when
+// they are set, and "problems" is present only when a file was not checked.
 //
 // This package is Unix-only (process groups) and does no git.
 package hooks

@@ -207,13 +207,16 @@ func runOne(ctx context.Context, h hook, dir, root string, environ []string, opt
 	pw.Close() // the hook holds its own copy
 	if err != nil {
 		<-drained
-		r.Error = fmt.Sprintf("could not start: %v", errnoOf(err))
+		r.Error = "could not start: " + startReason(err)
 		r.Output = out.String()
 		return r
 	}
 	pid := cmd.Process.Pid
 	cmd.Wait()
-	// The hook is done: what is left of its group goes with it.
+	// The hook is done: what is left of its group goes with it. The group
+	// id cannot have been reused while a member lives; with none left the
+	// kill finds no one (a reuse in between would need the pid counter to
+	// wrap within microseconds).
 	killGroup(pid)
 	r.Duration = time.Since(start).Round(time.Millisecond)
 	select {
@@ -294,6 +297,19 @@ func startHook(ctx context.Context, exe, root string, environ []string, w *os.Fi
 		time.Sleep(time.Duration(1<<attempt) * 5 * time.Millisecond)
 	}
 	return nil, err
+}
+
+// startReason says why a hook did not start, without the host's paths.
+// The snapshot copy was just written, so ENOENT means the interpreter its
+// #! line names is missing.
+func startReason(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOENT):
+		return "the interpreter on its #! line was not found"
+	case errors.Is(err, syscall.ENOEXEC):
+		return "exec format error (not a program, and no #! line)"
+	}
+	return errnoOf(err).Error()
 }
 
 // killGroup sends SIGKILL to the process group pgid. A group that is
