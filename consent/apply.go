@@ -28,7 +28,13 @@ type Options struct {
 	// the step's name and, for per-file steps, the file's index; a non-nil
 	// error makes that step fail. Tests use it to prove rollback.
 	Fault func(step string, i int) error
+	// Interrupted, when set, is asked before each step until the branch
+	// moves; true rolls the apply back (a door sets it on SIGINT/SIGTERM).
+	Interrupted func() bool
 }
+
+// ErrInterrupted is the cause of an apply rolled back on a signal.
+var ErrInterrupted = errors.New("interrupted by a signal")
 
 // Result says what an apply did.
 type Result struct {
@@ -51,6 +57,11 @@ type op struct {
 // moved since the preview.
 func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Options) (*Result, error) {
 	fault := func(step string, i int) error {
+		failpoint(step, i)
+		if opt.Interrupted != nil && opt.Interrupted() {
+			return &changeset.Error{Class: changeset.Io, Err: ErrInterrupted,
+				Text: "the apply was interrupted by a signal", Hint: "run nika apply again when you want it"}
+		}
 		if opt.Fault == nil {
 			return nil
 		}
@@ -83,7 +94,7 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	}
 	defer rl.Rollback()
 	if err := fault("locked", 0); err != nil {
-		return nil, ioErr("lock the repository", err)
+		return nil, err
 	}
 
 	// 2. Verify every witness under the locks, before the first write.
@@ -109,7 +120,22 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 			"the proposal commit %s is missing from the object database (pruned by git gc?) · nothing was applied", p.Commit)
 	}
 
-	// 3. Write, each file through a temp file and a rename in its directory.
+	// 3. The journal, before the first write: enough to finish or undo.
+	j := &journal{Version: 1, ID: p.ID, Commit: p.Commit, Base: p.Set.Base, Branch: rec.Branch, Goal: p.Set.Goal, PID: os.Getpid(),
+		Locks: stampLocks(r, append([]string{ilock.Path()}, rl.LockFiles()...))}
+	for _, o := range ops {
+		j.Ops = append(j.Ops, jop{Path: string(o.path), Before: sideOf(o.before), After: sideOf(o.after)})
+	}
+	jf, err := openJournal(r, j)
+	if err != nil {
+		return nil, err
+	}
+	defer closeJournal(r, p.ID, jf)
+	if err := fault("journaled", 0); err != nil {
+		return nil, err
+	}
+
+	// 4. Write, each file through a temp file and a rename in its directory.
 	tx := &txn{root: root, ops: ops, sync: opt.Sync}
 	for i := range ops {
 		if err := fault("write", i); err != nil {
@@ -118,6 +144,10 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 		if err := tx.do(&ops[i]); err != nil {
 			return nil, tx.rollback(err)
 		}
+		failpoint("renamed", i)
+	}
+	if err := fault("written", 0); err != nil {
+		return nil, tx.rollback(err)
 	}
 
 	// 4. The index: only the touched entries change.
@@ -149,6 +179,9 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	if _, err := ilock.Write(data); err != nil {
 		return nil, tx.rollback(err)
 	}
+	if err := fault("index-written", 0); err != nil {
+		return nil, tx.rollback(err)
+	}
 	if opt.Sync {
 		if err := ilock.Sync(); err != nil {
 			return nil, tx.rollback(err)
@@ -163,9 +196,16 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	if err := fault("ref", 0); err != nil {
 		return nil, tx.rollback(err)
 	}
-	if err := rl.Commit(commit, sig, fmt.Sprintf("nika: apply %s: %s", p.ID, firstLine(p.Set.Goal))); err != nil {
+	if err := rl.Move(commit); err != nil {
 		return nil, tx.rollback(err)
 	}
+	// The branch moved: the apply is committed. From here a crash is
+	// finished forward by nika recover, never rolled back.
+	failpoint("ref-renamed", 0)
+	if err := rl.Log(commit, sig, fmt.Sprintf("nika: apply %s: %s", p.ID, firstLine(p.Set.Goal))); err != nil {
+		return nil, err
+	}
+	failpoint("reflogged", 0)
 
 	// 6. The index last, as git commit does.
 	if err := ilock.Commit(); err != nil {
@@ -173,6 +213,7 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 			Text: "the files and the branch were applied, but the index could not be written: " + err.Error(),
 			Hint: "run git reset -q to refresh the index from HEAD"}
 	}
+	failpoint("index-renamed", 0)
 	rec.State, rec.Applied, rec.Decided = gitstage.Applied, p.Commit, time.Now().Unix()
 	if err := r.SaveRecord(rec); err != nil {
 		return nil, err

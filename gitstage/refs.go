@@ -81,6 +81,25 @@ func short(h plumbing.Hash) string {
 
 // Commit moves the ref to new, then appends the reflog entries.
 func (rl *RefLock) Commit(new plumbing.Hash, sig object.Signature, msg string) error {
+	if err := rl.Move(new); err != nil {
+		return err
+	}
+	return rl.Log(new, sig, msg)
+}
+
+// LockFiles lists the lock files this RefLock holds.
+func (rl *RefLock) LockFiles() []string {
+	var out []string
+	for _, l := range []*Lock{rl.head, rl.ref} {
+		if l != nil && !l.done {
+			out = append(out, l.LockPath)
+		}
+	}
+	return out
+}
+
+// Move renames the ref's lock over the ref: the branch now points at new.
+func (rl *RefLock) Move(new plumbing.Hash) error {
 	lk := rl.ref
 	if lk == nil {
 		lk = rl.head
@@ -93,6 +112,11 @@ func (rl *RefLock) Commit(new plumbing.Hash, sig object.Signature, msg string) e
 		rl.Rollback()
 		return err
 	}
+	return nil
+}
+
+// Log appends the reflog entries of a Move and releases HEAD.lock.
+func (rl *RefLock) Log(new plumbing.Hash, sig object.Signature, msg string) error {
 	line := reflogLine(rl.Old, new, sig, msg)
 	var errs []error
 	if rl.ref != nil {
@@ -127,6 +151,34 @@ func reflogLine(old, new plumbing.Hash, sig object.Signature, msg string) string
 	msg = strings.ReplaceAll(strings.TrimSpace(msg), "\n", " ")
 	return fmt.Sprintf("%s %s %s <%s> %d %c%02d%02d\t%s\n", old, new, sig.Name, sig.Email, sig.When.Unix(), sign, off/3600, (off%3600)/60, msg)
 }
+
+// AppendReflog appends a reflog line for a ref (and HEAD, when HEAD is on
+// that branch); recovery uses it to finish an interrupted apply.
+func (r *Repo) AppendReflog(ref string, old, new plumbing.Hash, sig object.Signature, msg string) error {
+	line := reflogLine(old, new, sig, msg)
+	if ref != "HEAD" {
+		if err := r.appendReflog(ref, line); err != nil {
+			return err
+		}
+	}
+	return r.appendReflog("HEAD", line)
+}
+
+// ReflogHas reports whether the ref's reflog already records a move to new.
+func (r *Repo) ReflogHas(ref string, new plumbing.Hash) bool {
+	dir := r.GitDir
+	if ref != "HEAD" {
+		dir = r.CommonDir
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "logs", filepath.FromSlash(ref)))
+	if err != nil {
+		return false
+	}
+	return strings.Contains(string(b), " "+new.String()+" ")
+}
+
+// RefPath is the loose file of a ref.
+func (r *Repo) RefPath(name string) string { return r.refPath(name) }
 
 // appendReflog appends one line to logs/<ref>, creating it as git does when
 // core.logAllRefUpdates is on (the default with a working tree).

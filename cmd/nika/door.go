@@ -22,6 +22,7 @@ type door struct {
 	json           bool
 	code           int
 	repo           *gitstage.Repo
+	recovering     bool
 }
 
 // openRepo opens the repository around the working directory.
@@ -35,6 +36,9 @@ func (d *door) openRepo() (*gitstage.Repo, error) {
 		return nil, err
 	}
 	d.repo = r
+	if !d.json {
+		d.warnInterrupted()
+	}
 	return r, nil
 }
 

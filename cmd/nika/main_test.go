@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -103,9 +104,28 @@ func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	answer = strings.ReplaceAll(answer, `\n`, "\n")
 	cmd := scriptCmd(ts, args[1:])
+	out, err := runPty(cmd, answer, 60*time.Second)
+	if err == errNoPrompt {
+		ts.Fatalf("pty: no consent prompt within 60s; output so far:\n%s", out)
+	}
+	ts.Stdout().Write([]byte(out))
+	if err != nil && !neg {
+		ts.Fatalf("pty: %v", err)
+	}
+	if err == nil && neg {
+		ts.Fatalf("pty: unexpected success")
+	}
+}
+
+var errNoPrompt = errors.New("no consent prompt")
+
+// runPty runs cmd on a fresh pseudo-terminal that is its controlling
+// terminal, types answer and a newline when the consent prompt appears, and
+// returns the transcript (CRLF turned to LF) and cmd's exit error.
+func runPty(cmd *exec.Cmd, answer string, wait time.Duration) (string, error) {
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 500, Cols: 200})
 	if err != nil {
-		ts.Fatalf("pty: %v", err)
+		return "", err
 	}
 	defer f.Close()
 	var out bytes.Buffer
@@ -131,19 +151,14 @@ func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
 	case <-prompted:
 		io.WriteString(f, answer+"\n")
 	case <-done:
-	case <-time.After(60 * time.Second):
+	case <-time.After(wait):
 		cmd.Process.Kill()
-		ts.Fatalf("pty: no consent prompt within 60s; output so far:\n%s", out.String())
+		cmd.Wait()
+		return out.String(), errNoPrompt
 	}
 	err = cmd.Wait()
 	<-done
-	ts.Stdout().Write(bytes.ReplaceAll(out.Bytes(), []byte("\r\n"), []byte("\n")))
-	if err != nil && !neg {
-		ts.Fatalf("pty: %v", err)
-	}
-	if err == nil && neg {
-		ts.Fatalf("pty: unexpected success")
-	}
+	return strings.ReplaceAll(out.String(), "\r\n", "\n"), err
 }
 
 // cmdNoTTY runs a command in a new session, so it has no controlling

@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -205,8 +209,23 @@ func (d *door) apply(c *cli.Context) error {
 		fmt.Fprintf(d.stderr, "not applied: the answer was not yes · proposal %s is discarded\n", p.Proposal.ID[:12])
 		return exitErr(exitCode(changeset.NoConsent))
 	}
-	res, err := flow.Apply(r, p, consent.Options{Sync: fsyncWanted(r)})
+	// Ctrl-C (SIGINT) or SIGTERM during the apply rolls it back, until the
+	// branch moves; after that the apply completes.
+	var interrupted atomic.Bool
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		if _, ok := <-sigs; ok {
+			interrupted.Store(true)
+		}
+	}()
+	res, err := flow.Apply(r, p, consent.Options{Sync: fsyncWanted(r), Interrupted: interrupted.Load})
+	signal.Stop(sigs)
+	close(sigs)
 	if err != nil {
+		if errors.Is(err, consent.ErrInterrupted) {
+			d.note("interrupted: the apply was rolled back; nothing was applied")
+		}
 		return err
 	}
 	if d.json {

@@ -1,0 +1,168 @@
+package consent
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/gitstage"
+)
+
+// A journal records one apply in .git/nika/journal/<id>.json, before its
+// first write, with everything a later process needs to finish or undo it:
+// the proposal's commit, base and branch, the lock files it holds (by
+// inode, so that a lock another process took later is never removed), and
+// each file's before and after side. The running apply holds an exclusive
+// flock on the journal, so recovery can tell a live apply from a dead one.
+type journal struct {
+	Version int         `json:"version"`
+	ID      string      `json:"id"`
+	Commit  string      `json:"commit"`
+	Base    string      `json:"base"`
+	Branch  string      `json:"branch"`
+	Goal    string      `json:"goal"`
+	PID     int         `json:"pid"`
+	Locks   []lockStamp `json:"locks"`
+	Ops     []jop       `json:"ops"`
+}
+
+type lockStamp struct {
+	Path string `json:"path"` // relative to the common git dir or worktree git dir
+	Dev  uint64 `json:"dev"`
+	Ino  uint64 `json:"ino"`
+}
+
+type jside struct {
+	Blob    string `json:"blob"`
+	Witness string `json:"witness"`
+	Mode    string `json:"mode"`
+}
+
+type jop struct {
+	Path   string `json:"path"`
+	Before *jside `json:"before"`
+	After  *jside `json:"after"`
+}
+
+func journalDir(r *gitstage.Repo) string { return filepath.Join(r.NikaDir(), "journal") }
+
+func sideOf(s *changeset.Side) *jside {
+	if s == nil {
+		return nil
+	}
+	return &jside{Blob: s.Blob, Witness: s.Witness.String(), Mode: s.Mode.String()}
+}
+
+// openJournal writes the journal and keeps it open under an exclusive
+// flock for the life of the apply.
+func openJournal(r *gitstage.Repo, j *journal) (*os.File, error) {
+	dir := journalDir(r)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, ioErr("create the journal directory", err)
+	}
+	b, _ := json.MarshalIndent(j, "", "  ")
+	path := filepath.Join(dir, j.ID+".json")
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		os.Remove(tmp)
+		return nil, ioErr("write the journal", err)
+	}
+	f, err := os.Open(tmp)
+	if err != nil {
+		return nil, ioErr("open the journal", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return nil, ioErr("lock the journal", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return nil, ioErr("write the journal", err)
+	}
+	return f, nil
+}
+
+// closeJournal removes the journal of a finished (or rolled back) apply.
+func closeJournal(r *gitstage.Repo, id string, f *os.File) {
+	os.Remove(filepath.Join(journalDir(r), id+".json"))
+	f.Close()
+}
+
+// stampLocks records the inode of each lock file the apply created.
+func stampLocks(r *gitstage.Repo, paths []string) []lockStamp {
+	var out []lockStamp
+	for _, p := range paths {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			continue
+		}
+		rel := p
+		if x, err := filepath.Rel(r.CommonDir, p); err == nil && !strings.HasPrefix(x, "..") {
+			rel = "common:" + filepath.ToSlash(x)
+		} else if x, err := filepath.Rel(r.GitDir, p); err == nil && !strings.HasPrefix(x, "..") {
+			rel = "gitdir:" + filepath.ToSlash(x)
+		}
+		out = append(out, lockStamp{Path: rel, Dev: uint64(st.Dev), Ino: uint64(st.Ino)})
+	}
+	return out
+}
+
+func (l lockStamp) abs(r *gitstage.Repo) string {
+	switch {
+	case strings.HasPrefix(l.Path, "common:"):
+		return filepath.Join(r.CommonDir, filepath.FromSlash(strings.TrimPrefix(l.Path, "common:")))
+	case strings.HasPrefix(l.Path, "gitdir:"):
+		return filepath.Join(r.GitDir, filepath.FromSlash(strings.TrimPrefix(l.Path, "gitdir:")))
+	}
+	return l.Path
+}
+
+// ours reports whether the lock file at l is still the one the journaled
+// apply created.
+func (l lockStamp) ours(r *gitstage.Repo) bool {
+	fi, err := os.Lstat(l.abs(r))
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && uint64(st.Dev) == l.Dev && uint64(st.Ino) == l.Ino
+}
+
+// Interrupted lists the journals of applies that are not running: each is
+// an apply a crash interrupted, which nika recover finishes or undoes.
+func Interrupted(r *gitstage.Repo) ([]string, error) {
+	ents, err := os.ReadDir(journalDir(r))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, ioErr("read the journal directory", err)
+	}
+	var out []string
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok {
+			continue
+		}
+		f, err := os.Open(filepath.Join(journalDir(r), e.Name()))
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			out = append(out, id)
+		}
+		f.Close()
+	}
+	return out, nil
+}
