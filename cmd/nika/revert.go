@@ -1,0 +1,60 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/flow"
+	"github.com/nika-dev/nika/gitstage"
+	"github.com/nika-dev/nika/proof"
+)
+
+func init() {
+	moreCommands = append(moreCommands, func(d *door) *cli.Command {
+		return &cli.Command{
+			Name:      "revert",
+			Usage:     "propose the inverse of an applied proposal against HEAD, as a new proposal with its own preview",
+			ArgsUsage: "ID|COMMIT",
+			Flags:     []cli.Flag{jsonFlag},
+			Action:    d.revert,
+		}
+	})
+}
+
+func (d *door) revert(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return changeset.Refuse(changeset.Invalid, "name the proposal by its id, or its commit (nika log shows both)",
+			"nika revert takes one proposal id or commit")
+	}
+	r, err := d.openRepo()
+	if err != nil {
+		return err
+	}
+	sel, err := proof.Select(r, c.Args().First(), true)
+	if err != nil {
+		return err
+	}
+	p, err := flow.Revert(r, sel.Include[0])
+	if err != nil {
+		return err
+	}
+	if p.Empty() {
+		if d.json {
+			return d.writeJSON(map[string]any{"type": "nothing", "format": p.Format, "unchanged": []string{}})
+		}
+		d.note("nothing to revert: HEAD already holds the proposal's before-bytes")
+		return nil
+	}
+	out, err := d.render(p)
+	if err != nil {
+		return err
+	}
+	if err := d.page(out); err != nil {
+		return err
+	}
+	if p.Record.State != gitstage.Pending {
+		d.note("this proposal was already %s", p.Record.State)
+	}
+	d.note("to apply the revert: nika apply %s", p.Proposal.ID[:12])
+	return nil
+}
