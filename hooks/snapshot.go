@@ -12,6 +12,7 @@ import (
 
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/safefs"
+	"golang.org/x/sys/unix"
 )
 
 // Dir is the hooks directory, relative to the repository root.
@@ -52,7 +53,7 @@ func (s *Set) Names() []string {
 // the directory itself) or a non-directory there is a refusal: nika never
 // follows it and will not guess what was meant.
 func Snapshot(root string) (*Set, error) {
-	rfd, err := syscall.Open(root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	rfd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, changeset.Refuse(changeset.Io, "check that the repository root exists and is readable",
 			"cannot open the repository root to read its hooks: %v", errnoOf(err))
@@ -60,14 +61,14 @@ func Snapshot(root string) (*Set, error) {
 	fd := rfd
 	comps := strings.Split(Dir, "/")
 	for i, c := range comps {
-		nfd, err := syscall.Openat(fd, c, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
-		syscall.Close(fd)
+		nfd, err := unix.Openat(fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
 		if err != nil {
 			rel := strings.Join(comps[:i+1], "/")
-			if errors.Is(err, syscall.ENOENT) {
+			if errors.Is(err, unix.ENOENT) {
 				return &Set{}, nil
 			}
-			if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) {
+			if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
 				if isSymlink(root, rel) {
 					return nil, changeset.Refuse(changeset.NotAllowed, "make "+rel+" a real directory",
 						"%s is a symlink · nika does not follow symlinks to the hooks that judge an apply", rel)
@@ -120,13 +121,13 @@ func readHook(dirfd int, name string, typ os.FileMode) (hook, error) {
 		h.skip = "a directory"
 		return h, nil
 	}
-	ffd, err := syscall.Openat(dirfd, name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	ffd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
+		if errors.Is(err, unix.ELOOP) {
 			h.skip = "a symlink, not followed"
 			return h, nil
 		}
-		if errors.Is(err, syscall.ENOENT) {
+		if errors.Is(err, unix.ENOENT) {
 			h.skip = "removed while the hooks were read"
 			return h, nil
 		}
