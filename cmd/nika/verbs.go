@@ -3,11 +3,13 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"sync/atomic"
@@ -19,6 +21,7 @@ import (
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
+	"github.com/nika-dev/nika/hooks"
 	"github.com/nika-dev/nika/preview"
 )
 
@@ -209,6 +212,10 @@ func (d *door) apply(c *cli.Context) error {
 		fmt.Fprintf(d.stderr, "not applied: the answer was not yes · proposal %s is discarded\n", p.Proposal.ID[:12])
 		return exitErr(exitCode(changeset.NoConsent))
 	}
+	hs, err := flow.PrepareHooks(r)
+	if err != nil {
+		return err
+	}
 	// Ctrl-C (SIGINT) or SIGTERM during the apply rolls it back, until the
 	// branch moves; after that the apply completes.
 	var interrupted atomic.Bool
@@ -228,10 +235,71 @@ func (d *door) apply(c *cli.Context) error {
 		}
 		return err
 	}
-	if d.json {
-		return d.writeJSON(map[string]any{"type": "applied", "id": p.Proposal.ID, "commit": res.Commit, "branch": branchName(p.Record.Branch), "paths": pathStrings(res.Paths)})
+	if !d.json {
+		fmt.Fprintf(d.stdout, "applied %s: %s is now at %s (%d file(s))\n", p.Proposal.ID[:12], branchName(p.Record.Branch), res.Commit[:12], len(res.Paths))
 	}
-	fmt.Fprintf(d.stdout, "applied %s: %s is now at %s (%d file(s))\n", p.Proposal.ID[:12], branchName(p.Record.Branch), res.Commit[:12], len(res.Paths))
+	return d.afterApply(r, p, res, hs)
+}
+
+// afterApply runs the post-apply check and hooks, records the verdict as a
+// git note, tells the human, and then carries out (or withholds) the run
+// request.
+func (d *door) afterApply(r *gitstage.Repo, p *flow.Proposed, res *consent.Result, hs *hooks.Set) error {
+	v, noteErr := flow.PostApply(context.Background(), r, p, res, hs, hooks.Options{})
+	out := map[string]any{"type": "applied", "id": p.Proposal.ID, "commit": res.Commit, "branch": branchName(p.Record.Branch),
+		"paths": pathStrings(res.Paths), "verdict": v, "clean": v.Clean()}
+	if noteErr != nil {
+		d.note("nika: the verdict could not be recorded as a git note: %s", d.scrub(noteErr.Error()))
+		out["note_error"] = d.scrub(noteErr.Error())
+	}
+	if !d.json {
+		fmt.Fprint(d.stdout, v.Text())
+		if !v.Clean() {
+			fmt.Fprintln(d.stdout, v.Advice(res.Commit))
+		}
+	}
+	if run := p.Proposal.Set.Run; run != nil {
+		ro := map[string]any{"workflow": string(run.Workflow)}
+		out["run"] = ro
+		tmpl, _ := r.Config.Get("nika.runner")
+		argv := flow.RunnerArgv(tmpl, p)
+		switch {
+		case !v.Clean():
+			ro["status"] = "withheld"
+			if !d.json {
+				fmt.Fprintf(d.stdout, "run of %s withheld: the check after the apply is not clean\n", run.Workflow)
+			}
+		case argv == nil:
+			ro["status"] = "not configured"
+			ro["command"] = flow.SuggestedRun(p)
+			if !d.json {
+				fmt.Fprintf(d.stdout, "run requested: no runner is configured (git config nika.runner \"<argv template>\"); to run it:\n  %s\n", flow.SuggestedRun(p))
+			}
+		default:
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Dir = r.Root
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, d.stderr, d.stderr
+			if !d.json {
+				cmd.Stdout = d.stdout
+				fmt.Fprintf(d.stdout, "run requested: %s\n", strings.Join(argv, " "))
+			}
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				code = -1
+				ro["error"] = d.scrub(err.Error())
+			}
+			ro["status"], ro["exit"] = "ran", code
+			if !d.json {
+				fmt.Fprintf(d.stdout, "runner exited %d\n", code)
+			}
+		}
+	}
+	if d.json {
+		return d.writeJSON(out)
+	}
 	return nil
 }
 
