@@ -81,6 +81,8 @@ func TestParsePathHardening(t *testing.T) {
 		{".nika./hooks/x", Invalid, "ends in"},
 		{"dir /x", Invalid, "ends in"},
 		{"COM\u00b9", NotAllowed, "reserved"},
+		{"NIKA~1/hooks/x", NotAllowed, "short name of .nika"},
+		{"nika~9", NotAllowed, "short name of .nika"},
 		{"lpt\u00b3.txt", NotAllowed, "reserved"},
 	} {
 		_, err := ParsePath(tc.path)
@@ -88,7 +90,7 @@ func TestParsePathHardening(t *testing.T) {
 			t.Errorf("ParsePath(%q) = %v (%s), want %s with %q", tc.path, err, ClassOf(err), tc.class, tc.text)
 		}
 	}
-	for _, ok := range []string{"COM0", "COM10.txt", "lpt.txt", "a.b.c", ".nika/x.nika.yaml", "caf\u00e9.nika.yaml", "x.y/z"} {
+	for _, ok := range []string{"COM0", "COM10.txt", "lpt.txt", "a.b.c", ".nika/x.nika.yaml", "caf\u00e9.nika.yaml", "x.y/z", "nika~0", "nika~10", "nika~1x"} {
 		if _, err := ParsePath(ok); err != nil {
 			t.Errorf("ParsePath(%q) refused: %v", ok, err)
 		}

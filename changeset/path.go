@@ -85,6 +85,9 @@ func ParsePath(s string) (Path, error) {
 		if isGitName(c) {
 			return "", Refuse(NotAllowed, "nika never writes git's own files", "path %s is inside .git", q)
 		}
+		if isShortNikaName(c) {
+			return "", Refuse(NotAllowed, "rename the directory", "path %s uses %q, the Windows short name of .nika, where the hooks that judge an apply live", q, c)
+		}
 		if r, ok := invisible(c); ok {
 			return "", Refuse(Invalid, "name the file with visible characters", "path %s contains the invisible character %U, which some filesystems drop", q, r)
 		}
@@ -139,6 +142,14 @@ func isIgnorable(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// isShortNikaName reports NIKA~1 to NIKA~9, the 8.3 names Windows may give
+// .nika: a path through one reaches .nika/hooks past the policy's check,
+// as git~1 reaches .git.
+func isShortNikaName(c string) bool {
+	n := strings.ToLower(c)
+	return len(n) == 6 && strings.HasPrefix(n, "nika~") && n[5] >= '1' && n[5] <= '9'
 }
 
 // invisible finds a code point that HFS+ ignores in names or that reorders

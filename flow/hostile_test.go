@@ -288,6 +288,7 @@ func hostileCorpus() []hostileCase {
 		{name: "delete a hook", format: "patch", input: "*** Begin Patch\n*** Delete File: .nika/hooks/post-apply\n*** End Patch\n", class: changeset.NotAllowed, text: "hooks"},
 		{name: ".nika. /hooks (Windows alias)", format: "reply", input: reply(".nika./hooks/x"), class: changeset.Invalid, text: "Windows drops"},
 		{name: ".nika/hooks with ZWNJ (HFS+ alias)", format: "reply", input: reply(".nika/hook\u200cs/x"), class: changeset.Invalid, text: "invisible"},
+		{name: "NIKA~1/hooks (8.3 alias of .nika)", format: "patch", input: patchAdd("NIKA~1/hooks/post-apply"), class: changeset.NotAllowed, text: "short name of .nika"},
 		{name: ".nika/hooks. (Windows alias)", format: "patch", input: patchAdd(".nika/hooks./x"), class: changeset.Invalid, text: "Windows drops"},
 	}
 }
@@ -380,6 +381,60 @@ func foldCase(t *testing.T, tc hostileCase) {
 	}
 	checkRefusal(t, tc, err)
 	sameTree(t, "the repository", before, snapshot(t, g.Dir))
+}
+
+// TestFoldsAgainstTheIndex checks gitstage's Base.Folds through
+// changeset.CheckFolds on the hostile fixture: names that differ from an
+// index entry or directory only in case or normalization collide, at any
+// depth; fresh names, exact names and case-only renames do not.
+func TestFoldsAgainstTheIndex(t *testing.T) {
+	_, r := hostileRepo(t)
+	base, err := r.OpenBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	side := changeset.NewSide([]byte("x\n"), changeset.ModeFile, "")
+	create := func(p string) []changeset.Change {
+		return []changeset.Change{{Kind: changeset.Create, Path: changeset.Path(p), After: side}}
+	}
+	for p, want := range map[string]string{
+		"docs.nika.yaml":        "Docs.nika.yaml",
+		"DOCS.NIKA.YAML":        "Docs.nika.yaml",
+		"cafe\u0301.nika.yaml":  "caf\u00e9.nika.yaml",
+		"CAF\u00c9.nika.yaml":   "caf\u00e9.nika.yaml",
+		"tools/y.nika.yaml":     "Tools",
+		"TOOLS/X.nika.yaml":     "Tools",
+		"DIR/c.nika.yaml":       "dir",
+		"Dir/sub/c.nika.yaml":   "dir",
+		".NIKA/x.nika.yaml":     ".nika",
+		".nika/HOOKS2/x":        "",
+		"Lib/x":                 "lib",
+		"A.nika.yaml":           "a.nika.yaml",
+		"S":                     "s",
+		"Tools/z.nika.yaml":     "",
+		"Tools/X2.nika.yaml":    "",
+		"dir/c.nika.yaml":       "",
+		"tools2/x.nika.yaml":    "",
+		"caf\u00e9/x.nika.yaml": "",
+		"zzz.nika.yaml":         "",
+		".nika/other.nika.yaml": "",
+	} {
+		err := changeset.CheckFolds(base, create(p))
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q: refused: %v", p, err)
+		case want != "" && (changeset.ClassOf(err) != changeset.NotAllowed || !strings.Contains(err.Error(), changeset.Quote(want))):
+			t.Errorf("%q: err = %v, want a collision with %q", p, err, want)
+		}
+	}
+	rename := []changeset.Change{{Kind: changeset.Move, From: "Docs.nika.yaml", Path: "docs.nika.yaml", Before: side, After: side}}
+	if err := changeset.CheckFolds(base, rename); err != nil {
+		t.Errorf("a case-only rename was refused: %v", err)
+	}
+	update := []changeset.Change{{Kind: changeset.Update, Path: "Docs.nika.yaml", Before: side, After: side}}
+	if err := changeset.CheckFolds(base, update); err != nil {
+		t.Errorf("an update of the exact name was refused: %v", err)
+	}
 }
 
 // applyRepo commits a directory and a file, then proposes a create in the
