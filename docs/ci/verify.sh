@@ -1,0 +1,40 @@
+#!/bin/sh
+# nika verify for any CI system: prove, from git objects alone, that every
+# commit a change brings is an applied nika proposal whose id, witnesses,
+# parent and checker verdict hold.
+#
+#   sh docs/ci/verify.sh [BASE]
+#
+# BASE is the branch the change goes into (default: $NIKA_BASE, else
+# origin/main). The commits checked are BASE..HEAD. Set NIKA_ALLOW_COMMITS=1
+# to let ordinary commits (no Nika-Proposal trailer) through; by default they
+# fail (exit 25). Set NIKA_FETCH_PROPOSALS=1 to also fetch the proposals
+# published with nika push (refs/nika/proposals/*).
+#
+# Exit codes: 0 proven; otherwise nika's (docs/exit-codes.md): 20 tampered
+# trailer, 21 amended tree, 22 wrong parent, 23 findings, 24 missing objects,
+# 25 not a proposal, 26 corrupt object.
+set -eu
+
+base="${1:-${NIKA_BASE:-origin/main}}"
+
+if ! command -v nika >/dev/null 2>&1; then
+	go install github.com/nika-dev/nika/cmd/nika@latest
+	PATH="$(go env GOPATH)/bin:$PATH"
+	export PATH
+fi
+
+# nika re-derives each proposal from its commit and its parent: a shallow
+# clone lacks the parent of its oldest commit. Fetch the whole history.
+if [ "$(git rev-parse --is-shallow-repository)" = true ]; then
+	git fetch --quiet --unshallow
+fi
+
+if [ "${NIKA_FETCH_PROPOSALS:-}" = 1 ]; then
+	nika fetch
+fi
+
+if [ "${NIKA_ALLOW_COMMITS:-}" = 1 ]; then
+	exec nika verify "$base..HEAD"
+fi
+exec nika verify --require-all "$base..HEAD"
