@@ -64,6 +64,10 @@ func (e exitErr) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 // each built for a door.
 var moreCommands []func(d *door) *cli.Command
 
+// bareAction, when set (by the session's file), runs bare `nika` with no
+// verb: the session on a terminal, the project summary on a pipe.
+var bareAction func(d *door) cli.ActionFunc
+
 // jsonFlag is the --json flag every verb takes.
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print one JSON object (see docs/json.md)"}
 
@@ -108,6 +112,9 @@ func (d *door) app() *cli.App {
 	}
 	for _, mk := range moreCommands {
 		app.Commands = append(app.Commands, mk(d))
+	}
+	if bareAction != nil {
+		app.Action = bareAction(d)
 	}
 	return app
 }
