@@ -30,6 +30,10 @@ func Revert(r *gitstage.Repo, commit string) (*Proposed, error) {
 			"commit %s is not a proposal (it has no Nika-Proposal trailer)", short(commit))
 	}
 	p := l.Proposal
+	if rec, err := r.Find(l.ClaimedID); err == nil && rec.ID == l.ClaimedID && rec.State != gitstage.Applied && rec.Commit == commit {
+		return nil, changeset.Refuse(changeset.Invalid, "nika discard "+short(rec.ID)+" drops a proposal that was never applied",
+			"proposal %s was never applied (it is %s), so there is nothing to revert", short(rec.ID), rec.State)
+	}
 	if p.ID != l.ClaimedID {
 		return nil, changeset.Refuse(changeset.TamperedTrailer, "run nika verify "+short(commit)+" to see why",
 			"commit %s does not prove its Nika-Proposal trailer, so nika will not invert it", short(commit))

@@ -28,11 +28,14 @@ type Selection struct {
 func Select(r *gitstage.Repo, arg string, single bool) (*Selection, error) {
 	arg = strings.TrimSpace(arg)
 	if arg == "" {
-		h, err := r.ResolveRev("HEAD")
+		head, err := r.ReadHead()
 		if err != nil {
 			return nil, err
 		}
-		return &Selection{Include: []string{h}}, nil
+		if head.Unborn() {
+			return &Selection{}, nil // nothing committed yet: nothing to list
+		}
+		return &Selection{Include: []string{head.Commit.String()}}, nil
 	}
 	if strings.Contains(arg, "...") {
 		return nil, changeset.Refuse(changeset.Invalid, "use A..B: the commits of B that A lacks",
@@ -89,6 +92,9 @@ func resolveOne(r *gitstage.Repo, arg string) (string, error) {
 
 // Commits lists the selected commits, newest first.
 func (s *Selection) Commits(r *gitstage.Repo) ([]*gitstage.CommitInfo, error) {
+	if len(s.Include) == 0 {
+		return nil, nil
+	}
 	if s.Single {
 		ci, err := r.Info(s.Include[0])
 		if err != nil {
