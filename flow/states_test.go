@@ -282,6 +282,23 @@ func TestStateSparseIndexIsRefused(t *testing.T) {
 	refused(t, g, stateChange, changeset.Unsupported, "sparse")
 }
 
+// TestStateSparseCheckoutFullIndex is a cone-mode sparse checkout with a
+// full index: files outside the cone are skip-worktree entries. A change
+// inside the cone and a create outside it both work.
+func TestStateSparseCheckoutFullIndex(t *testing.T) {
+	g := stateRepo(t)
+	g.Git("sparse-checkout", "set", "--cone", "sub")
+	if s := g.Git("ls-files", "-t", "other/c.txt"); s != "S other/c.txt" {
+		t.Fatalf("other/c.txt is not skip-worktree: %q", s)
+	}
+	works(t, g)
+	if s := g.Git("ls-files", "-t", "other/c.txt"); s != "S other/c.txt" {
+		t.Errorf("the skip-worktree bit was lost: %q", s)
+	}
+	g.Git("sparse-checkout", "reapply")
+	g.Clean()
+}
+
 func TestStateSkipWorktreeTargetIsRefused(t *testing.T) {
 	g := stateRepo(t)
 	g.Git("update-index", "--skip-worktree", "a.nika.yaml")
