@@ -202,6 +202,8 @@ func (d *door) verify(c *cli.Context) error {
 		b.WriteString("nothing to verify: the range holds no commit\n")
 	case bad:
 		fmt.Fprintf(&b, "verify: %d proven, %d failed, %d not proposals · %s (exit %d)\n", nProven, nFailed, nOther, worst, code)
+	case nProven == 0:
+		fmt.Fprintf(&b, "verify: 0 proven, %d not proposals · no proposal in the selection\n", nOther)
 	default:
 		fmt.Fprintf(&b, "verify: %d proven, %d not proposals · all proposals proven\n", nProven, nOther)
 	}
