@@ -103,7 +103,14 @@ func hostileRepo(t *testing.T) (*gittest.Repo, *gitstage.Repo) {
 			t.Fatal(err)
 		}
 	}
-	g.Commit("fixture")
+	head := g.Commit("fixture")
+	// A submodule: a gitlink entry, with its empty directory on disk as
+	// git leaves an uninitialized one.
+	g.Git("update-index", "--add", "--cacheinfo", "160000,"+head+",mod")
+	if err := os.Mkdir(filepath.Join(g.Dir, "mod"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g.Git("commit", "-q", "-m", "submodule")
 	r, err := gitstage.Open(g.Dir)
 	if err != nil {
 		t.Fatal(err)
@@ -232,6 +239,9 @@ func hostileCorpus() []hostileCase {
 		{name: "update a committed symlink", format: "patch", input: "*** Begin Patch\n*** Update File: link.nika.yaml\n@@\n-nika: real\n+nika: via link\n*** End Patch\n", class: changeset.Unsupported, text: "is a symlink"},
 		{name: "delete a committed symlink", format: "patch", input: "*** Begin Patch\n*** Delete File: s\n*** End Patch\n", class: changeset.Unsupported, text: "is a symlink"},
 		{name: "move a symlink", format: "patch", input: patchMove("link.nika.yaml", "moved.nika.yaml"), class: changeset.Unsupported, text: "is a symlink"},
+		{name: "inside a submodule", format: "reply", input: reply("mod/x.nika.yaml"), class: changeset.NotAllowed, text: "submodule"},
+		{name: "add over a submodule", format: "patch", input: patchAdd("mod"), class: changeset.Unsupported, text: "submodule"},
+		{name: "replace a submodule", format: "reply", input: reply("mod"), class: changeset.Unsupported, text: "submodule"},
 		// Collisions under case folding and NFC/NFD.
 		{name: "README and readme in one set", format: "reply", input: reply("README.nika.yaml", "readme.nika.yaml"), class: changeset.Invalid, text: "two changes name"},
 		{name: "case pair in a patch", format: "patch", input: patchAdd("New/X.nika.yaml", "new/x.NIKA.yaml"), class: changeset.Invalid, text: "two changes name"},
@@ -509,6 +519,17 @@ func TestSymlinksPlantedAfterProposeAreRefusedAtApply(t *testing.T) {
 			name:  "parent directory becomes a symlink to .git/hooks",
 			input: reply("dir/pre-commit"),
 			plant: func(t *testing.T, g *gittest.Repo, out string) { replaceWithSymlink(t, g, "dir", "../.git/hooks") },
+			class: changeset.NotAllowed, text: "symlink",
+		},
+		{
+			name:  "parent of an update becomes a symlink to the same bytes",
+			input: reply("dir/a.nika.yaml"),
+			plant: func(t *testing.T, g *gittest.Repo, out string) {
+				if err := os.WriteFile(filepath.Join(out, "a.nika.yaml"), []byte("nika: a1\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				replaceWithSymlink(t, g, "dir", out)
+			},
 			class: changeset.NotAllowed, text: "symlink",
 		},
 		{
