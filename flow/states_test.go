@@ -325,7 +325,7 @@ func conflicted(t *testing.T) *gittest.Repo {
 
 func TestStateConflictedTargetIsRefused(t *testing.T) {
 	g := conflicted(t)
-	refused(t, g, stateChange, changeset.Dirty, "conflict")
+	refused(t, g, stateChange, changeset.Dirty, "merge")
 }
 
 // TestStateCleanMergeInProgressIsRefused starts a merge without conflicts
