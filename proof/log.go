@@ -52,6 +52,11 @@ func Log(r *gitstage.Repo, commits []*gitstage.CommitInfo, all bool) ([]*Entry, 
 	var out []*Entry
 	for _, ci := range commits {
 		goal, trailers, ok := gitstage.SplitMessage(ci.Message)
+		if id, stray := strayTrailer(ci.Message, ok); stray {
+			out = append(out, &Entry{Commit: ci.Hash, Proposal: true, ID: id, Goal: firstLine(ci.Message), Author: ci.Author.Name, Email: ci.Author.Email, Date: ci.Author.When,
+				Changes: []ChangeView{}, Problem: "the Nika-Proposal line is outside nika's trailer block: the message was changed; run nika verify " + short(ci.Hash)})
+			continue
+		}
 		if !ok && !all {
 			continue
 		}

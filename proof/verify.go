@@ -86,6 +86,12 @@ func Verify(r *gitstage.Repo, commits []*gitstage.CommitInfo, opt Options) []*Re
 			p := ci.Parents[0]
 			res.Base = &p
 		}
+		if id, stray := strayTrailer(ci.Message, ok); stray {
+			res.ID = id
+			res.fail(changeset.TamperedTrailer, "the message has a Nika-Proposal line outside nika's trailer block, so the proposal cannot be re-derived: a trailer such as Signed-off-by was added, or the message was edited",
+				"restore the original message (nika's trailers end it), or propose the change again")
+			continue
+		}
 		if !ok {
 			res.Status = NotProposal
 			res.Goal = firstLine(ci.Message)
@@ -176,6 +182,20 @@ func Verify(r *gitstage.Repo, commits []*gitstage.CommitInfo, opt Options) []*Re
 		out[i] = w.res
 	}
 	return out
+}
+
+// strayTrailer finds a Nika-Proposal line in a message that SplitMessage
+// does not read as a proposal's: a commit that claims to be one, changed.
+func strayTrailer(msg string, ok bool) (string, bool) {
+	if ok {
+		return "", false
+	}
+	for _, l := range strings.Split(msg, "\n") {
+		if id, found := strings.CutPrefix(l, gitstage.TrailerProposal+": "); found {
+			return strings.TrimSpace(id), true
+		}
+	}
+	return "", false
 }
 
 func (res *Result) fail(c changeset.Class, text, hint string) {
