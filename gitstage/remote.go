@@ -133,7 +133,8 @@ func (r *Repo) ProposalRefs() ([]Fetched, error) {
 }
 
 func remoteRefusal(verb string, rm Remote, err error) error {
-	msg := err.Error()
+	// The URL of a local remote is a host path: never in the text.
+	msg := strings.ReplaceAll(err.Error(), rm.URL, rm.label())
 	class := changeset.Io
 	hint := "check the remote's URL and your access to it (git ls-remote " + rm.label() + ")"
 	switch {
@@ -145,5 +146,5 @@ func remoteRefusal(verb string, rm Remote, err error) error {
 		class = changeset.StaleRevision
 		hint = "the remote holds another commit under this proposal id; remove that ref on the remote first"
 	}
-	return &changeset.Error{Class: class, Err: err, Text: fmt.Sprintf("could not %s %s: %v", verb, rm.label(), err), Hint: hint}
+	return &changeset.Error{Class: class, Err: err, Text: fmt.Sprintf("could not %s %s: %s", verb, rm.label(), msg), Hint: hint}
 }
