@@ -1,0 +1,63 @@
+package session
+
+import "context"
+
+// Engine is the project as the machine sees it. session/project implements
+// it over flow and gitstage; tests use a fake. Every error it returns
+// should be an *Error, so that the machine can pass its class on.
+type Engine interface {
+	// Propose stages text (a model's reply, a patch, a diff) as
+	// `nika propose` would, with the format detected.
+	Propose(text string) (Staged, error)
+	// Apply applies a pending proposal, runs the post-apply check and
+	// records its verdict. Only the machine's consent calls reach it.
+	Apply(id string) (ApplyResult, error)
+	// Discard discards a pending proposal.
+	Discard(id string) error
+	// Snapshot reads the project's facts.
+	Snapshot() (Snapshot, error)
+	// Check is the checker's report on a workflow or project file on disk,
+	// as text for a human.
+	Check(name string) (string, error)
+	// ReadNamed reads a file the human named: only *.nika.yaml and
+	// nika.yaml inside the root, bounded in size.
+	ReadNamed(path string) ([]byte, error)
+}
+
+// Staged is what Propose made.
+type Staged struct {
+	// ID is the proposal id; empty when the text proposed nothing.
+	ID      string
+	Preview string
+	// State is the registry's state of that id: "pending" for a new
+	// proposal, or "applied", "discarded", "stale" for an id decided
+	// before (the same bytes proposed again).
+	State string
+	// Nothing says why nothing was proposed, when ID is empty.
+	Nothing string
+}
+
+// ApplyResult is an apply and its post-apply check.
+type ApplyResult struct {
+	Applied Applied
+	// Run is the run the proposal requested, if any.
+	Run *RunRequested
+}
+
+// Reasoner is a model. It receives the bundle (and only that) and returns
+// its reply as text. It has no tool: nothing it returns is acted on
+// except as a proposal staged for the human to read.
+type Reasoner interface {
+	// Where names, for the human, where the data goes ("the program llm
+	// on this machine", "https://api.example.com").
+	Where() string
+	Reason(ctx context.Context, b Bundle) (string, error)
+}
+
+// Trace is what a run reported when it stopped: its trace id, and on a
+// pause (exit code 4) the task that waits for a human and its question.
+type Trace struct {
+	ID       string `json:"trace"`
+	Task     string `json:"task"`
+	Question string `json:"question"`
+}
