@@ -70,6 +70,9 @@ func Resolve(d *Draft, base Base, pol Policy) (changes []Change, unchanged []Pat
 	if err := checkTypeConflicts(changes); err != nil {
 		return nil, nil, err
 	}
+	if err := CheckFolds(base, changes); err != nil {
+		return nil, nil, err
+	}
 	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
 	return changes, unchanged, nil
 }

@@ -28,6 +28,10 @@ type Options struct {
 	// the step's name and, for per-file steps, the file's index; a non-nil
 	// error makes that step fail. Tests use it to prove rollback.
 	Fault func(step string, i int) error
+	// Inject, when set, is called before each filesystem operation on the
+	// working tree and before the index and ref writes (see
+	// safefs.Root.Inject); fault-injection tests fail operations with it.
+	Inject func(op, path string) error
 	// Interrupted, when set, is asked before each step until the branch
 	// moves; true rolls the apply back (a door sets it on SIGINT/SIGTERM).
 	Interrupted func() bool
@@ -50,6 +54,7 @@ type op struct {
 	tmp     string          // the temp file (write) or the backup (removal)
 	created []string        // directories the write made
 	done    bool            // renamed into place (write) or aside (removal)
+	swapped bool            // done by exchange: tmp holds the old bytes
 }
 
 // Apply carries out a consented proposal: verify, write, index, ref. It
@@ -72,6 +77,7 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 		return nil, ioErr("open the working tree", err)
 	}
 	defer root.Close()
+	root.Inject = opt.Inject
 
 	// 1. Locks, in git commit's order: the index, then HEAD and the branch.
 	ilock, err := gitindex.LockIndex(r.IndexPath(), gitstage.LockWait)
@@ -102,6 +108,15 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	if err != nil {
 		return nil, indexErr(err)
 	}
+	if err := r.InProgress(); err != nil {
+		return nil, err
+	}
+	for _, e := range ix.Entries {
+		if e.Stage != 0 {
+			return nil, changeset.Refuse(changeset.Dirty, "resolve the conflict and commit first, then rebuild the preview",
+				"%s has an unresolved merge conflict · nothing was applied", changeset.Quote(e.Path))
+		}
+	}
 	ops := plan(p)
 	removed := map[string]bool{}
 	for _, o := range ops {
@@ -126,22 +141,32 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	for _, o := range ops {
 		j.Ops = append(j.Ops, jop{Path: string(o.path), Before: sideOf(o.before), After: sideOf(o.after)})
 	}
+	for i := range ops {
+		j.Ops[i].Temp = tempFor(p.ID, i, &ops[i])
+	}
 	jf, err := openJournal(r, j)
 	if err != nil {
 		return nil, err
 	}
-	defer closeJournal(r, p.ID, jf)
+	tx := &txn{root: root, ops: ops, sync: opt.Sync, id: p.ID}
+	defer func() {
+		if !tx.keepJournal {
+			closeJournal(r, p.ID, jf)
+		} else {
+			jf.Close()
+		}
+	}()
 	if err := fault("journaled", 0); err != nil {
 		return nil, err
 	}
 
-	// 4. Write, each file through a temp file and a rename in its directory.
-	tx := &txn{root: root, ops: ops, sync: opt.Sync}
+	// 4. Write, each file through a temp file and a swap or rename in its
+	// directory.
 	for i := range ops {
 		if err := fault("write", i); err != nil {
 			return nil, tx.rollback(fmt.Errorf("write %s: %w", ops[i].path, err))
 		}
-		if err := tx.do(&ops[i]); err != nil {
+		if err := tx.do(i, &ops[i]); err != nil {
 			return nil, tx.rollback(err)
 		}
 		failpoint("renamed", i)
@@ -176,6 +201,9 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	if err := fault("index", 0); err != nil {
 		return nil, tx.rollback(err)
 	}
+	if err := inject(opt, "write", "index.lock"); err != nil {
+		return nil, tx.rollback(ioErr("write the index", err))
+	}
 	if _, err := ilock.Write(data); err != nil {
 		return nil, tx.rollback(err)
 	}
@@ -196,6 +224,9 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	if err := fault("ref", 0); err != nil {
 		return nil, tx.rollback(err)
 	}
+	if err := inject(opt, "rename", rl.Name+".lock"); err != nil {
+		return nil, tx.rollback(ioErr("move the branch", err))
+	}
 	if err := rl.Move(commit); err != nil {
 		return nil, tx.rollback(err)
 	}
@@ -207,13 +238,30 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	}
 	failpoint("reflogged", 0)
 
-	// 6. The index last, as git commit does.
-	if err := ilock.Commit(); err != nil {
+	// 6. The index last, as git commit does. If it cannot be renamed, the
+	// apply stands (the branch moved) and the journal stays, so that nika
+	// recover writes the index entries.
+	err = inject(opt, "rename", "index")
+	if err == nil {
+		err = ilock.Commit()
+	}
+	if err != nil {
+		tx.keepJournal = true
 		return nil, &changeset.Error{Class: changeset.Io, Err: err,
 			Text: "the files and the branch were applied, but the index could not be written: " + err.Error(),
-			Hint: "run git reset -q to refresh the index from HEAD"}
+			Hint: "fix the cause, then run nika recover to write the index"}
 	}
 	failpoint("index-renamed", 0)
+	if left := tx.finish(); len(left) > 0 {
+		// Applied, but our temp files could not be removed: the journal
+		// stays, so that nika recover removes them.
+		tx.keepJournal = true
+		rec.State, rec.Applied, rec.Decided = gitstage.Applied, p.Commit, time.Now().Unix()
+		r.SaveRecord(rec)
+		return nil, &changeset.Error{Class: changeset.Io,
+			Text: fmt.Sprintf("the proposal was applied, but nika could not remove its temp files %s", strings.Join(left, ", ")),
+			Hint: "fix the cause, then run nika recover to remove them"}
+	}
 	rec.State, rec.Applied, rec.Decided = gitstage.Applied, p.Commit, time.Now().Unix()
 	if err := r.SaveRecord(rec); err != nil {
 		return nil, err
@@ -223,6 +271,16 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 		res.Paths = append(res.Paths, o.path)
 	}
 	return res, nil
+}
+
+func inject(opt Options, op, path string) error {
+	if opt.Inject == nil {
+		return nil
+	}
+	if err := opt.Inject(op, path); err != nil {
+		return &fs.PathError{Op: op, Path: path, Err: err}
+	}
+	return nil
 }
 
 // plan expands changes into filesystem ops: removals first (a file may give
@@ -320,6 +378,10 @@ type txn struct {
 	root *safefs.Root
 	ops  []op
 	sync bool
+	id   string
+	// keepJournal is set when the rollback could not finish: the journal
+	// stays for nika recover.
+	keepJournal bool
 }
 
 func perm(m changeset.Mode) os.FileMode {
@@ -329,20 +391,57 @@ func perm(m changeset.Mode) os.FileMode {
 	return 0o644
 }
 
-// do carries out one op: a write lands through a temp file and a rename; a
-// removal unlinks the file; a rollback writes its witnessed bytes back.
-func (t *txn) do(o *op) error {
-	p := string(o.path)
+// tempFor names op i's temp file: beside the target for a write (so the
+// swap is one rename in one directory), at the root for a removal's backup
+// (so the removed file's directory can disappear). The names derive from
+// the proposal id, so that recovery finds them from the journal.
+func tempFor(id string, i int, o *op) string {
 	if o.after == nil {
-		if err := t.recheck(o); err != nil {
-			return err
-		}
-		if err := t.root.Remove(p); err != nil {
-			return ioErr("remove "+changeset.Quote(p), err)
+		return fmt.Sprintf(".nika-%s-%d.removed", id[:12], i)
+	}
+	name := o.path.Base()
+	if len(name) > 200 {
+		name = name[:200]
+	}
+	t := fmt.Sprintf(".%s.nika-%s", name, id[:12])
+	if d := o.path.Dir(); d != "" {
+		t = d + "/" + t
+	}
+	return t
+}
+
+// do carries out one op.
+//
+// An update writes the new bytes to a temp file beside the target and swaps
+// the two names atomically (renameat2 RENAME_EXCHANGE); the swapped-out
+// bytes, now under the temp name, are checked against the witness, and on a
+// mismatch (an editor wrote the file after the witness check) the names
+// are swapped back and the apply refuses. The old bytes stay under the temp
+// name until the apply is final, so a rollback is one more swap. A create
+// lands with RENAME_NOREPLACE, so it can never replace a file that appeared
+// meanwhile. A removal renames the file aside, checks what it moved, and
+// drops the directories it emptied. Where the filesystem cannot exchange,
+// the witness is re-checked under the lock just before a plain rename; the
+// window between that check and the rename is the one git itself has.
+func (t *txn) do(i int, o *op) error {
+	p := string(o.path)
+	q := changeset.Quote(p)
+	o.tmp = tempFor(t.id, i, o)
+	if o.after == nil {
+		if err := t.root.RenameAcross(p, o.tmp); err != nil {
+			o.tmp = ""
+			return ioErr("remove "+q, err)
 		}
 		o.done = true
-		// Drop the directories the removal emptied, as git does, so a file
-		// may take a removed directory's place.
+		if b, err := t.root.ReadFile(o.tmp); err != nil || changeset.WitnessOf(b) != o.before.Witness {
+			if err := t.root.RenameAcross(o.tmp, p); err == nil {
+				o.done, o.tmp = false, ""
+			}
+			if err != nil {
+				return ioErr("check the bytes removed from "+q, err)
+			}
+			return stale(q + " was edited during the apply")
+		}
 		for dir := o.path.Dir(); dir != ""; dir = changeset.Path(dir).Dir() {
 			if t.root.RemoveDir(dir) != nil {
 				break
@@ -350,24 +449,58 @@ func (t *txn) do(o *op) error {
 		}
 		return nil
 	}
-	tmp, created, err := t.root.WriteTemp(p, o.after.Bytes, perm(o.after.Mode), t.sync)
+	tmp, created, err := t.root.WriteTempNamed(p, changeset.Path(o.tmp).Base(), o.after.Bytes, perm(o.after.Mode), t.sync)
 	o.created = created
 	if err != nil {
-		return ioErr("write "+changeset.Quote(p), err)
+		o.tmp = ""
+		return ioErr("write "+q, err)
 	}
 	o.tmp = tmp
-	// Re-check the witness right before the rename, to narrow the window
-	// in which an editor's write could be replaced.
-	if err := t.recheck(o); err != nil {
-		return err
+	if o.before == nil {
+		if err := t.root.RenameNoReplace(tmp, p); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return stale(q + " appeared during the apply")
+			}
+			if !errors.Is(err, safefs.ErrNoExchange) {
+				return ioErr("write "+q, err)
+			}
+			if err := t.recheck(o); err != nil {
+				return err
+			}
+			if err := t.root.Rename(tmp, p); err != nil {
+				return ioErr("write "+q, err)
+			}
+		}
+		o.tmp, o.done = "", true
+	} else {
+		err := t.root.Exchange(tmp, p)
+		switch {
+		case err == nil:
+			o.done, o.swapped = true, true
+			if b, err := t.root.ReadFile(tmp); err != nil || changeset.WitnessOf(b) != o.before.Witness {
+				if t.root.Exchange(tmp, p) == nil {
+					o.done, o.swapped = false, false
+				}
+				if err != nil {
+					return ioErr("check the bytes replaced in "+q, err)
+				}
+				return stale(q + " was edited during the apply")
+			}
+		case errors.Is(err, safefs.ErrNoExchange):
+			if err := t.recheck(o); err != nil {
+				return err
+			}
+			if err := t.root.Rename(tmp, p); err != nil {
+				return ioErr("write "+q, err)
+			}
+			o.tmp, o.done = "", true
+		default:
+			return ioErr("write "+q, err)
+		}
 	}
-	if err := t.root.Rename(tmp, p); err != nil {
-		return ioErr("write "+changeset.Quote(p), err)
-	}
-	o.tmp, o.done = "", true
 	if t.sync {
 		if err := t.root.SyncDir(p); err != nil {
-			return ioErr("sync the directory of "+changeset.Quote(p), err)
+			return ioErr("sync the directory of "+q, err)
 		}
 	}
 	return nil
@@ -392,10 +525,13 @@ func (t *txn) recheck(o *op) error {
 	return nil
 }
 
-// rollback undoes this transaction's own writes, newest first. A file that
-// no longer holds this transaction's bytes is left alone and reported.
+// rollback undoes this transaction's own writes, newest first, with renames
+// only where it can (swap back, rename back), so that it needs no new bytes
+// on a full disk. A file that no longer holds this transaction's bytes is
+// left alone and reported. When rollback itself fails, the journal stays
+// and nika recover finishes the undo.
 func (t *txn) rollback(cause error) error {
-	var kept []string
+	var kept, failed []string
 	for i := len(t.ops) - 1; i >= 0; i-- {
 		o := &t.ops[i]
 		p := string(o.path)
@@ -408,56 +544,91 @@ func (t *txn) rollback(cause error) error {
 			b, err := t.root.ReadFile(p)
 			if err != nil || changeset.WitnessOf(b) != o.after.Witness {
 				kept = append(kept, p)
-				break
-			}
-			if o.before == nil {
-				if err := t.root.Remove(p); err != nil {
-					kept = append(kept, p)
+				if o.swapped {
+					t.root.Remove(o.tmp) // the old bytes; git has them
 				}
 				break
 			}
-			tmp, _, err := t.root.WriteTemp(p, o.before.Bytes, perm(o.before.Mode), t.sync)
-			if err != nil {
-				kept = append(kept, p)
-				break
-			}
-			if err := t.root.Rename(tmp, p); err != nil {
-				t.root.Remove(tmp)
-				kept = append(kept, p)
+			switch {
+			case o.swapped:
+				if err := t.root.Exchange(o.tmp, p); err != nil {
+					failed = append(failed, p)
+					break
+				}
+				t.root.Remove(o.tmp)
+			case o.before == nil:
+				if err := t.root.Remove(p); err != nil {
+					failed = append(failed, p)
+				}
+			default:
+				tmp, _, err := t.root.WriteTemp(p, o.before.Bytes, perm(o.before.Mode), t.sync)
+				if err == nil {
+					err = t.root.Rename(tmp, p)
+				}
+				if err != nil {
+					if tmp != "" {
+						t.root.Remove(tmp)
+					}
+					failed = append(failed, p)
+				}
 			}
 		case o.after == nil && o.done:
 			info, err := t.root.Lstat(p)
 			if err != nil || info.Exists {
 				kept = append(kept, p)
+				t.root.Remove(o.tmp) // the removed bytes; git has them
 				break
 			}
-			tmp, _, err := t.root.WriteTemp(p, o.before.Bytes, perm(o.before.Mode), t.sync)
-			if err != nil {
-				kept = append(kept, p)
-				break
-			}
-			if err := t.root.Rename(tmp, p); err != nil {
-				t.root.Remove(tmp)
-				kept = append(kept, p)
+			if err := t.root.RenameAcross(o.tmp, p); err != nil {
+				failed = append(failed, p)
 			}
 		}
 		for j := len(o.created) - 1; j >= 0; j-- {
 			t.root.RemoveDir(o.created[j]) // only if empty
 		}
 	}
-	if len(kept) > 0 {
+	switch {
+	case len(failed) > 0:
+		t.keepJournal = true
+		return &changeset.Error{Class: changeset.RollbackIncomplete, Err: cause,
+			Text: fmt.Sprintf("the apply failed (%v), and its rollback failed too on %s", cause, strings.Join(failed, ", ")),
+			Hint: "fix the cause (free space, permissions), then run nika recover to finish the undo; the branch did not move"}
+	case len(kept) > 0:
 		return &changeset.Error{Class: changeset.RollbackIncomplete, Err: cause,
 			Text: fmt.Sprintf("the apply failed (%v) and was rolled back, except %s, which another writer changed meanwhile and nika left as it is", cause, strings.Join(kept, ", ")),
 			Hint: "look at those files, then run git status; the branch did not move"}
 	}
 	var ce *changeset.Error
 	if errors.As(cause, &ce) {
-		ce.Text += " · the apply was rolled back, nothing was applied"
+		if !strings.Contains(ce.Text, "nothing was applied") {
+			ce.Text += " · the apply was rolled back, nothing was applied"
+		}
 		return ce
 	}
 	return &changeset.Error{Class: changeset.Io, Err: cause,
 		Text: fmt.Sprintf("the apply failed: %v · it was rolled back, nothing was applied", cause),
 		Hint: "fix the cause, then run nika apply again"}
+}
+
+// finish removes the old bytes kept for a rollback, once the apply is
+// final.
+func (t *txn) finish() (left []string) {
+	for _, o := range t.ops {
+		if o.tmp != "" && (o.swapped || o.after == nil) {
+			if err := t.root.Remove(o.tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				left = append(left, fmt.Sprintf("%s (%v)", o.tmp, unwrapErr(err)))
+			}
+		}
+	}
+	return left
+}
+
+func unwrapErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func statOf(st *unix.Stat_t) gitindex.Stat {

@@ -47,6 +47,7 @@ type jop struct {
 	Path   string `json:"path"`
 	Before *jside `json:"before"`
 	After  *jside `json:"after"`
+	Temp   string `json:"temp"` // the op's temp file or removal backup
 }
 
 func journalDir(r *gitstage.Repo) string { return filepath.Join(r.NikaDir(), "journal") }

@@ -88,6 +88,15 @@ func recoverOne(r *gitstage.Repo, id string) (Recovery, error) {
 		}
 		failpoint("recover-settled", i)
 	}
+	// The apply's temp files and removal backups hold only its own bytes
+	// (created exclusively under names derived from the id): they go.
+	for _, o := range j.Ops {
+		if o.Temp != "" {
+			if info, err := root.Lstat(o.Temp); err == nil && info.Regular {
+				root.Remove(o.Temp)
+			}
+		}
+	}
 	// Our stale locks go; a lock someone else took since is left alone.
 	var ilock *lockStamp
 	for i, l := range j.Locks {

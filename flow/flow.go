@@ -209,12 +209,22 @@ func Apply(r *gitstage.Repo, p *Proposed, opt consent.Options) (*consent.Result,
 	if err := Pending(r, p); err != nil {
 		return nil, err
 	}
-	res, err := consent.Apply(r, p.Record, p.Proposal, opt)
-	if err != nil && changeset.ClassOf(err) == changeset.StaleRevision {
-		p.Record.State = gitstage.Stale
-		_ = r.SaveRecord(p.Record)
+	// A refusal writes nothing, not even the record: whether a pending
+	// proposal is stale is derived from HEAD when it is listed (IsStale).
+	return consent.Apply(r, p.Record, p.Proposal, opt)
+}
+
+// IsStale reports whether a pending proposal no longer fits HEAD: HEAD is
+// on another branch, or the branch moved from the proposal's base.
+func IsStale(r *gitstage.Repo, rec *gitstage.Record, head gitstage.Head) bool {
+	if rec.State != gitstage.Pending {
+		return false
 	}
-	return res, err
+	base := ""
+	if !head.Unborn() {
+		base = head.Commit.String()
+	}
+	return head.Branch != rec.Branch || base != rec.Base
 }
 
 // Discard marks a proposal discarded. Its objects stay until git gc.

@@ -50,6 +50,9 @@ func (r *Repo) OpenBase() (*Base, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := r.checkInProgress(b.index); err != nil {
+		return nil, err
+	}
 	b.crlf, _ = r.Config.Get("core.autocrlf")
 	b.crlf = strings.ToLower(b.crlf)
 	b.fmode = r.Config.Bool("core.filemode", true)
@@ -125,6 +128,11 @@ func (b *Base) Entry(p changeset.Path) (changeset.Entry, error) {
 			return changeset.Entry{}, changeset.Refuse(changeset.Dirty, "commit it, or unstage it with git restore --staged "+ps,
 				"path %s is staged in the index but not committed", q)
 		}
+		if onDisk && fi.IsDir() && !b.index.HasDir(ps) {
+			if _, err := os.Lstat(filepath.Join(disk, ".git")); err == nil {
+				return changeset.Entry{Kind: changeset.Submodule}, nil
+			}
+		}
 		if b.index.HasDir(ps) || (onDisk && fi.IsDir()) {
 			return changeset.Entry{Kind: changeset.Dir}, nil
 		}
@@ -172,6 +180,9 @@ func (b *Base) Entry(p changeset.Path) (changeset.Entry, error) {
 	data, err := os.ReadFile(disk)
 	if err != nil {
 		return changeset.Entry{}, ioRefusal("read "+q, err)
+	}
+	if err := b.checkFilters(ps, data); err != nil {
+		return changeset.Entry{}, err
 	}
 	if BlobHash(data) != te.Hash {
 		return changeset.Entry{}, dirty("the file on disk differs from HEAD")
@@ -282,5 +293,69 @@ func (b *Base) Files(dir changeset.Path) ([]changeset.Path, error) {
 		}
 		return nil
 	}
-	return out, walk(string(dir))
+	if err := walk(string(dir)); err != nil {
+		return nil, err
+	}
+	// The disk may hold what HEAD does not: an untracked directory, or
+	// untracked files in a tracked one. Either stays in the way.
+	if b.index == nil {
+		return out, nil
+	}
+	known := map[string]bool{}
+	for _, f := range out {
+		known[string(f)] = true
+	}
+	diskDir := filepath.Join(b.r.Root, filepath.FromSlash(string(dir)))
+	q := changeset.Quote(string(dir))
+	if t, _ := b.tree(string(dir)); t == nil {
+		if fi, err := os.Lstat(diskDir); err == nil && fi.IsDir() {
+			return nil, changeset.Refuse(changeset.Dirty, "move it away, or commit it first", "a directory that git does not track is in the way at %s", q)
+		}
+	}
+	err := filepath.WalkDir(diskDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(b.r.Root, p)
+		if rel = filepath.ToSlash(rel); !known[rel] {
+			return changeset.Refuse(changeset.Dirty, "move it away, or commit it first", "an untracked file %s is in the way of %s", changeset.Quote(rel), q)
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		err = nil
+	}
+	return out, err
+}
+
+// checkInProgress refuses while git is in the middle of an operation that
+// owns the index and HEAD: a merge, cherry-pick, revert or rebase, or any
+// unmerged entry (git commit refuses then too).
+func (r *Repo) checkInProgress(ix *IndexSnapshot) error {
+	if err := r.InProgress(); err != nil {
+		return err
+	}
+	for _, e := range ix.ix.Entries {
+		if e.Stage != 0 {
+			return changeset.Refuse(changeset.Dirty, "resolve the conflict and commit first", "%s has an unresolved merge conflict", changeset.Quote(e.Path))
+		}
+	}
+	return nil
+}
+
+// InProgress refuses while git is in the middle of a merge, cherry-pick,
+// revert or rebase, which own the index and HEAD until they finish.
+func (r *Repo) InProgress() error {
+	for _, s := range []struct{ file, what, fix string }{
+		{"MERGE_HEAD", "a merge", "git merge --continue or git merge --abort"},
+		{"CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue or --abort"},
+		{"REVERT_HEAD", "a revert", "git revert --continue or --abort"},
+		{"rebase-merge", "a rebase", "git rebase --continue or --abort"},
+		{"rebase-apply", "a rebase or git am", "git rebase --continue or --abort"},
+	} {
+		if _, err := os.Lstat(filepath.Join(r.GitDir, s.file)); err == nil {
+			return changeset.Refuse(changeset.Dirty, "finish it first: "+s.fix, "%s is in progress in this repository", s.what)
+		}
+	}
+	return nil
 }

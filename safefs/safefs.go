@@ -27,6 +27,22 @@ import (
 type Root struct {
 	Dir string
 	fd  int
+	// Inject, when set, is called before each filesystem operation with
+	// its name (open, mkdir, create, write, chmod, fsync, close, rename,
+	// exchange, unlink, rmdir, read) and the path; a non-nil error fails
+	// the operation. Fault-injection tests count and fail operations
+	// through it, the way SQLite's I/O error tests do.
+	Inject func(op, path string) error
+}
+
+func (r *Root) inject(op, path string) error {
+	if r.Inject == nil {
+		return nil
+	}
+	if err := r.Inject(op, path); err != nil {
+		return &fs.PathError{Op: op, Path: path, Err: err}
+	}
+	return nil
 }
 
 // Open opens dir as a root.
@@ -58,8 +74,16 @@ func (r *Root) parent(rel string, create bool) (fd int, created []string, err er
 		return -1, nil, err
 	}
 	for i, d := range dirs {
+		if err := r.inject("open", strings.Join(dirs[:i+1], "/")); err != nil {
+			unix.Close(fd)
+			return -1, created, err
+		}
 		nfd, err := unix.Openat(fd, d, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if errors.Is(err, unix.ENOENT) && create {
+			if err := r.inject("mkdir", strings.Join(dirs[:i+1], "/")); err != nil {
+				unix.Close(fd)
+				return -1, created, err
+			}
 			if err = unix.Mkdirat(fd, d, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
 				unix.Close(fd)
 				return -1, created, pathErr("mkdir", strings.Join(dirs[:i+1], "/"), err)
@@ -137,6 +161,9 @@ func (r *Root) ReadFile(rel string) ([]byte, error) {
 	}
 	defer unix.Close(fd)
 	_, name := split(rel)
+	if err := r.inject("read", rel); err != nil {
+		return nil, err
+	}
 	ffd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, pathErr("open", rel, err)
@@ -158,13 +185,25 @@ func (r *Root) ReadFile(rel string) ([]byte, error) {
 // returns the temp file's path relative to the root and the directories it
 // had to create.
 func (r *Root) WriteTemp(rel string, data []byte, perm os.FileMode, sync bool) (tmp string, created []string, err error) {
+	return r.WriteTempNamed(rel, "", data, perm, sync)
+}
+
+// WriteTempNamed is WriteTemp with the temp file's name chosen by the
+// caller (in rel's directory), so that recovery can find it; "" picks a
+// random one. An existing file of that name is refused.
+func (r *Root) WriteTempNamed(rel, tname string, data []byte, perm os.FileMode, sync bool) (tmp string, created []string, err error) {
 	fd, created, err := r.parent(rel, true)
 	if err != nil {
 		return "", created, err
 	}
 	defer unix.Close(fd)
 	dirs, name := split(rel)
-	tname := tempName(name)
+	if tname == "" {
+		tname = tempName(name)
+	}
+	if err := r.inject("create", rel); err != nil {
+		return "", created, err
+	}
 	ffd, err := unix.Openat(fd, tname, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return "", created, pathErr("create", rel, err)
@@ -176,16 +215,28 @@ func (r *Root) WriteTemp(rel string, data []byte, perm os.FileMode, sync bool) (
 		unix.Unlinkat(fd, tname, 0)
 		return "", created, pathErr(op, rel, err)
 	}
+	if err := r.inject("write", rel); err != nil {
+		return fail("write", unwrap(err))
+	}
 	if _, err := f.Write(data); err != nil {
 		return fail("write", unwrap(err))
+	}
+	if err := r.inject("chmod", rel); err != nil {
+		return fail("chmod", unwrap(err))
 	}
 	if err := f.Chmod(perm); err != nil {
 		return fail("chmod", unwrap(err))
 	}
 	if sync {
+		if err := r.inject("fsync", rel); err != nil {
+			return fail("fsync", unwrap(err))
+		}
 		if err := f.Sync(); err != nil {
 			return fail("fsync", unwrap(err))
 		}
+	}
+	if err := r.inject("close", rel); err != nil {
+		return fail("close", unwrap(err))
 	}
 	if err := f.Close(); err != nil {
 		unix.Unlinkat(fd, tname, 0)
@@ -224,7 +275,73 @@ func (r *Root) Rename(from, to string) error {
 	if strings.Join(fdirs, "/") != strings.Join(tdirs, "/") {
 		return &fs.PathError{Op: "rename", Path: from, Err: errors.New("not in the same directory")}
 	}
+	if err := r.inject("rename", to); err != nil {
+		return err
+	}
 	if err := unix.Renameat(fd, fname, fd, tname); err != nil {
+		return pathErr("rename", to, err)
+	}
+	return nil
+}
+
+// ErrNoExchange is returned by Exchange where the filesystem or kernel
+// cannot swap two names atomically.
+var ErrNoExchange = errors.New("atomic exchange is not supported here")
+
+// Exchange swaps a and b (same directory) atomically with
+// renameat2(RENAME_EXCHANGE): each name then holds what the other held.
+func (r *Root) Exchange(a, b string) error {
+	return r.rename2(a, b, unix.RENAME_EXCHANGE, "exchange")
+}
+
+// RenameNoReplace renames from to to (same directory), failing with
+// fs.ErrExist if to exists, atomically (renameat2(RENAME_NOREPLACE)).
+func (r *Root) RenameNoReplace(from, to string) error {
+	return r.rename2(from, to, unix.RENAME_NOREPLACE, "rename")
+}
+
+func (r *Root) rename2(a, b string, flags uint, op string) error {
+	fd, _, err := r.parent(b, false)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	adirs, aname := split(a)
+	bdirs, bname := split(b)
+	if strings.Join(adirs, "/") != strings.Join(bdirs, "/") {
+		return &fs.PathError{Op: op, Path: a, Err: errors.New("not in the same directory")}
+	}
+	if err := r.inject(op, b); err != nil {
+		return err
+	}
+	if err := unix.Renameat2(fd, aname, fd, bname, flags); err != nil {
+		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP) {
+			return &fs.PathError{Op: op, Path: b, Err: ErrNoExchange}
+		}
+		return pathErr(op, b, err)
+	}
+	return nil
+}
+
+// RenameAcross renames from to to in another directory of the root (the
+// same filesystem), making to's missing directories.
+func (r *Root) RenameAcross(from, to string) error {
+	ffd, _, err := r.parent(from, false)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(ffd)
+	tfd, _, err := r.parent(to, true)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(tfd)
+	_, fname := split(from)
+	_, tname := split(to)
+	if err := r.inject("rename", to); err != nil {
+		return err
+	}
+	if err := unix.Renameat2(ffd, fname, tfd, tname, unix.RENAME_NOREPLACE); err != nil {
 		return pathErr("rename", to, err)
 	}
 	return nil
@@ -238,6 +355,9 @@ func (r *Root) Remove(rel string) error {
 	}
 	defer unix.Close(fd)
 	_, name := split(rel)
+	if err := r.inject("unlink", rel); err != nil {
+		return err
+	}
 	if err := unix.Unlinkat(fd, name, 0); err != nil {
 		return pathErr("remove", rel, err)
 	}
@@ -252,6 +372,9 @@ func (r *Root) RemoveDir(rel string) error {
 	}
 	defer unix.Close(fd)
 	_, name := split(rel)
+	if err := r.inject("rmdir", rel); err != nil {
+		return err
+	}
 	if err := unix.Unlinkat(fd, name, unix.AT_REMOVEDIR); err != nil {
 		return pathErr("rmdir", rel, err)
 	}
@@ -266,6 +389,9 @@ func (r *Root) SyncDir(rel string) error {
 		return err
 	}
 	defer unix.Close(fd)
+	if err := r.inject("fsync", rel); err != nil {
+		return err
+	}
 	if err := unix.Fsync(fd); err != nil {
 		return pathErr("fsync", rel, err)
 	}

@@ -349,15 +349,23 @@ func (d *door) list(c *cli.Context) error {
 		State  string `json:"state"`
 	}
 	items := []item{}
+	head, err := r.ReadHead()
+	if err != nil {
+		return err
+	}
 	for _, rec := range recs {
 		if rec.State != gitstage.Pending && !c.Bool("all") {
 			continue
+		}
+		state := string(rec.State)
+		if flow.IsStale(r, rec, head) {
+			state = string(gitstage.Stale)
 		}
 		var base any
 		if rec.Base != "" {
 			base = rec.Base
 		}
-		items = append(items, item{rec.ID, rec.Commit, base, branchName(rec.Branch), rec.Goal, string(rec.State)})
+		items = append(items, item{rec.ID, rec.Commit, base, branchName(rec.Branch), rec.Goal, state})
 	}
 	if d.json {
 		return d.writeJSON(map[string]any{"type": "list", "proposals": items})
