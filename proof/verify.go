@@ -250,6 +250,11 @@ func classify(r *gitstage.Repo, ci *gitstage.CommitInfo, p *changeset.Proposal, 
 			orig = l.Proposal
 		}
 	}
+	if known && origCommit == ci.Hash {
+		return Failure{changeset.Internal,
+			fmt.Sprintf("commit %s is the one nika staged for proposal %s, yet its objects re-derive %s: nika wrote a commit it cannot prove", short(ci.Hash), short(claimed), short(p.ID)),
+			"this is a bug in nika: please report it with the output of git cat-file -p " + short(ci.Hash)}
+	}
 	if orig == nil {
 		if o, c := inRun(claimed); o != nil {
 			orig, origCommit, origBase, known = o, c, o.Set.Base, true
