@@ -118,7 +118,9 @@ func TestVerifyCorruptBlob(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := verifyRev(t, r, "HEAD", Options{})
-	if got := classes(rs); got != "failed:CorruptObject" {
+	// CorruptObject when the reader hands back the bytes; a reader that
+	// checks hashes itself refuses the read (Io) instead. Never proven.
+	if got := classes(rs); got != "failed:CorruptObject" && got != "failed:Io" {
 		t.Fatalf("classes = %q %+v", got, rs[0].Failures)
 	}
 }
