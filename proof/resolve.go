@@ -18,6 +18,9 @@ type Selection struct {
 	Exclude []string
 	Single  bool   // the argument named one commit (a commit, a ref, an id)
 	Label   string // the argument as given, "" for the default
+	// ExpectID is the proposal id a refs/nika/proposals/<id> argument
+	// names: the commit must be that proposal, not merely some proven one.
+	ExpectID string
 }
 
 // Select parses a revision argument: "" (HEAD's history), A..B (either
@@ -62,7 +65,11 @@ func Select(r *gitstage.Repo, arg string, single bool) (*Selection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Selection{Include: []string{h}, Single: single, Label: arg}, nil
+	sel := &Selection{Include: []string{h}, Single: single, Label: arg}
+	if id, ok := strings.CutPrefix(arg, gitstage.ProposalRefPrefix); ok && !strings.ContainsAny(id, "~^") {
+		sel.ExpectID = id
+	}
+	return sel, nil
 }
 
 // resolveOne resolves a revision, or else a proposal id through the

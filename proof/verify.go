@@ -54,6 +54,9 @@ type Result struct {
 type Options struct {
 	// RequireAll fails commits that carry no Nika-Proposal trailer.
 	RequireAll bool
+	// ExpectID, when set, is the id the selection was named by (a
+	// refs/nika/proposals/<id> ref): a commit proving another id fails.
+	ExpectID string
 }
 
 // ShallowHint is the fix for a missing parent.
@@ -172,6 +175,10 @@ func Verify(r *gitstage.Repo, commits []*gitstage.CommitInfo, opt Options) []*Re
 				res.fail(changeset.Findings, fmt.Sprintf("the checker finds %d error(s) in %s: %s", len(codes), changeset.Quote(rep.Path), strings.Join(uniq(codes), ", ")),
 					"fix the file with a new proposal: nika check "+rep.Path+" shows the findings, nika explain CODE the fix")
 			}
+		}
+		if opt.ExpectID != "" && res.ID != opt.ExpectID {
+			res.fail(changeset.TamperedTrailer, fmt.Sprintf("the ref names proposal %s, but the commit is proposal %s", short(opt.ExpectID), short(res.ID)),
+				"a published proposal lives at refs/nika/proposals/<its id>: push it again with nika push")
 		}
 		if len(res.Failures) == 0 {
 			res.Status = Proven

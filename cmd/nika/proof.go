@@ -145,7 +145,7 @@ func (d *door) verify(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	results := proof.Verify(r, commits, proof.Options{RequireAll: c.Bool("require-all")})
+	results := proof.Verify(r, commits, proof.Options{RequireAll: c.Bool("require-all"), ExpectID: sel.ExpectID})
 	var nProven, nFailed, nOther int
 	for _, res := range results {
 		switch res.Status {
