@@ -10,12 +10,12 @@ import (
 
 // fakeEngine is a project in memory: ids are hashes of the text.
 type fakeEngine struct {
-	state   map[string]string
-	applies []string
-	discard []string
-	files   map[string]string
-	run     *RunRequested
-	clean   bool
+	state    map[string]string
+	applies  []string
+	discard  []string
+	files    map[string]string
+	run      *RunRequested
+	clean    bool
 	applyErr error
 }
 
@@ -73,6 +73,15 @@ func (f *fakeEngine) Check(name string) (string, error) {
 		return "", Errorf(NotAllowed, "no workflow %s", name)
 	}
 	return name + ": clean\n", nil
+}
+
+func (f *fakeEngine) Lookup(id string) (string, string) {
+	for full, st := range f.state {
+		if strings.HasPrefix(full, id) {
+			return full, st
+		}
+	}
+	return "", ""
 }
 
 func (f *fakeEngine) ReadNamed(p string) ([]byte, error) {

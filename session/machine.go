@@ -280,13 +280,22 @@ func (m *Machine) ConsentTo(id, answer string) []Outcome {
 	if full, how := m.lookupDecided(id); full != "" {
 		return refuse(AlreadyConsumed, "proposal %s was already %s · nothing was done", short(full), how)
 	}
+	closed := ""
+	for full := range m.closed {
+		if strings.HasPrefix(full, id) {
+			closed = full
+		}
+	}
+	if closed == "" {
+		if full, st := m.eng.Lookup(id); st == "applied" || st == "discarded" || st == "stale" {
+			return refuse(AlreadyConsumed, "proposal %s was already %s · nothing was done", short(full), st)
+		}
+	}
 	if m.pending != nil {
 		return refuse(StaleRevision, "%s is not the proposal that waits; proposal %s does · nothing was applied", short(id), short(m.pending.ID))
 	}
-	for full, why := range m.closed {
-		if strings.HasPrefix(full, id) {
-			return refuse(WrongState, "proposal %s was discarded (%s) · no proposal waits for consent", short(full), why)
-		}
+	if closed != "" {
+		return refuse(WrongState, "proposal %s was discarded (%s) · no proposal waits for consent", short(closed), m.closed[closed])
 	}
 	return refuse(WrongState, "no proposal waits for consent")
 }

@@ -286,3 +286,25 @@ func TestGateAnsweredOnce(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// TestReopenedSession: a session that reopens over the same project (a
+// host that reconnected) answers a repeated consent AlreadyConsumed from
+// the registry, and applies nothing.
+func TestReopenedSession(t *testing.T) {
+	eng := newFake()
+	m := newMachine(t, eng, nil)
+	m.Turn(pasteP)
+	if got := summary(m.ConsentTo(idP, "yes")); got != "Applied:P" {
+		t.Fatal(got)
+	}
+	m2 := newMachine(t, eng, nil)
+	if got := summary(m2.ConsentTo(idP, "yes")); got != "Refusal:AlreadyConsumed" {
+		t.Fatal(got)
+	}
+	if got := summary(m2.Consent("yes")); got != "Refusal:WrongState" {
+		t.Fatal(got)
+	}
+	if len(eng.applies) != 1 {
+		t.Fatal(eng.applies)
+	}
+}

@@ -19,6 +19,11 @@ type Engine interface {
 	// Check is the checker's report on a workflow or project file on disk,
 	// as text for a human.
 	Check(name string) (string, error)
+	// Lookup finds a proposal in the registry by id or unique prefix and
+	// returns its full id and state ("pending", "applied", "discarded",
+	// "stale"); "" when none. A session that reopens (a host that
+	// reconnected) learns from it what an earlier session decided.
+	Lookup(id string) (full, state string)
 	// ReadNamed reads a file the human named: only *.nika.yaml and
 	// nika.yaml inside the root, bounded in size.
 	ReadNamed(path string) ([]byte, error)

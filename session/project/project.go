@@ -1,0 +1,356 @@
+// Package project is the session's Engine over a git project: it stages,
+// applies and discards proposals through flow (exactly as the CLI verbs
+// do), takes the snapshot of the project's facts, and reads the files a
+// human names for the context broker.
+//
+// Why a package of its own: the session machine does no I/O, so that
+// every transition can be tested with a fake; this is the one real
+// implementation, and it holds no decision of its own. Every error it
+// returns is a *session.Error whose text carries no absolute path of the
+// host.
+package project
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/checker"
+	"github.com/nika-dev/nika/consent"
+	"github.com/nika-dev/nika/flow"
+	"github.com/nika-dev/nika/gitstage"
+	"github.com/nika-dev/nika/hooks"
+	"github.com/nika-dev/nika/preview"
+	"github.com/nika-dev/nika/safefs"
+	"github.com/nika-dev/nika/session"
+)
+
+// Engine implements session.Engine over one repository.
+type Engine struct {
+	Repo *gitstage.Repo
+	// Color renders previews with git's diff colors.
+	Color bool
+	// Hooks shapes the post-apply hooks (timeouts, output caps).
+	Hooks hooks.Options
+	// MaxApplied bounds the last applied proposals in a snapshot.
+	MaxApplied int
+}
+
+var _ session.Engine = (*Engine)(nil)
+
+// Open opens the repository around dir.
+func Open(dir string) (*Engine, error) {
+	r, err := gitstage.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{Repo: r, MaxApplied: 5}, nil
+}
+
+// Scrub replaces the root's absolute paths with relative ones.
+func (e *Engine) Scrub(s string) string {
+	r := e.Repo
+	for _, p := range []string{r.GitDir, r.CommonDir} {
+		if rel, err := filepath.Rel(r.Root, p); err == nil && !strings.HasPrefix(rel, "..") {
+			s = strings.ReplaceAll(s, p, rel)
+		}
+	}
+	s = strings.ReplaceAll(s, r.Root+string(filepath.Separator), "")
+	return strings.ReplaceAll(s, r.Root, ".")
+}
+
+// fail types an error from the rooms as a session refusal.
+func (e *Engine) fail(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *session.Error
+	if errors.As(err, &se) {
+		return se
+	}
+	var ce *changeset.Error
+	text := err.Error()
+	class := session.NotAllowed
+	if errors.As(err, &ce) {
+		switch ce.Class {
+		case changeset.StaleRevision:
+			class = session.StaleRevision
+		case changeset.AlreadyConsumed:
+			class = session.AlreadyConsumed
+		case changeset.Io, changeset.Locked, changeset.RollbackIncomplete, changeset.Internal:
+			class = session.Io
+		}
+	}
+	return &session.Error{Class: class, Text: e.Scrub(text)}
+}
+
+// Propose stages text with the format detected, as nika propose does.
+func (e *Engine) Propose(text string) (session.Staged, error) {
+	p, err := flow.Propose(e.Repo, flow.ProposeInput{Input: []byte(text), Format: "auto"})
+	if err != nil {
+		return session.Staged{}, e.fail(err)
+	}
+	if p.Empty() {
+		why := "the text names no file"
+		if len(p.Unchanged) > 0 {
+			why = fmt.Sprintf("the named files already hold these bytes (%d unchanged)", len(p.Unchanged))
+		}
+		return session.Staged{Nothing: why}, nil
+	}
+	var b bytes.Buffer
+	if err := preview.Human(&b, flow.PreviewInput(p), preview.Options{Color: e.Color}); err != nil {
+		return session.Staged{}, e.fail(err)
+	}
+	return session.Staged{ID: p.Proposal.ID, Preview: b.String(), State: string(p.Record.State)}, nil
+}
+
+// Apply applies a pending proposal, runs the post-apply check and hooks,
+// and records the verdict as a git note.
+func (e *Engine) Apply(id string) (session.ApplyResult, error) {
+	r := e.Repo
+	p, err := flow.Load(r, id)
+	if err != nil {
+		return session.ApplyResult{}, e.fail(err)
+	}
+	if err := flow.Pending(r, p); err != nil {
+		return session.ApplyResult{}, e.fail(err)
+	}
+	hs, err := flow.PrepareHooks(r)
+	if err != nil {
+		return session.ApplyResult{}, e.fail(err)
+	}
+	res, err := flow.Apply(r, p, consent.Options{})
+	if err != nil {
+		return session.ApplyResult{}, e.fail(err)
+	}
+	v, noteErr := flow.PostApply(context.Background(), r, p, res, hs, e.Hooks)
+	a := session.Applied{ID: p.Proposal.ID, Commit: res.Commit, Branch: gitstage.ShortBranch(p.Record.Branch), Clean: v.Clean(), Note: e.Scrub(v.Text())}
+	for _, path := range res.Paths {
+		a.Paths = append(a.Paths, string(path))
+	}
+	for _, rep := range v.Reports {
+		sv := session.Verdict{Path: rep.Path, Clean: rep.Clean()}
+		for _, f := range rep.Findings {
+			sv.Findings = append(sv.Findings, fmt.Sprintf("%d:%d %s %s %s", f.Line, f.Col, f.Severity, f.Code, f.Message))
+		}
+		a.Verdicts = append(a.Verdicts, sv)
+	}
+	for _, h := range v.Hooks {
+		a.Verdicts = append(a.Verdicts, session.Verdict{Hook: h.Name, Clean: !h.Failed()})
+	}
+	if noteErr != nil {
+		a.Note += "\nthe verdict could not be recorded as a git note: " + e.Scrub(noteErr.Error())
+	}
+	out := session.ApplyResult{Applied: a}
+	if run := p.Proposal.Set.Run; run != nil {
+		out.Run = &session.RunRequested{Workflow: string(run.Workflow), Vars: run.Vars, MaxCostUSD: run.MaxCostUSD}
+	}
+	return out, nil
+}
+
+// Discard discards a pending proposal.
+func (e *Engine) Discard(id string) error {
+	p, err := flow.Load(e.Repo, id)
+	if err != nil {
+		return e.fail(err)
+	}
+	return e.fail(flow.Discard(e.Repo, p))
+}
+
+// Snapshot reads the project's facts: HEAD, the workflows of HEAD's tree
+// (each checked on disk), the project file, and the registry.
+func (e *Engine) Snapshot() (session.Snapshot, error) {
+	r := e.Repo
+	s := session.Snapshot{Root: filepath.Base(r.Root), Workflows: []session.File{}, Pending: []session.Fact{}, Applied: []session.Fact{}}
+	base, err := r.OpenBase()
+	if err != nil {
+		return s, e.fail(err)
+	}
+	s.Branch = gitstage.ShortBranch(base.Head.Branch)
+	if !base.Head.Unborn() {
+		s.Head = base.Head.Commit.String()
+	}
+	files, err := base.Files("")
+	if err != nil {
+		return s, e.fail(err)
+	}
+	var wfs []string
+	hasProject := false
+	for _, f := range files {
+		p := strings.TrimPrefix(string(f), "/")
+		switch {
+		case p == "nika.yaml":
+			hasProject = true
+		case strings.HasSuffix(p, ".nika.yaml") && changeset.Classify(changeset.Path(p)) == changeset.Workflow:
+			wfs = append(wfs, p)
+		}
+	}
+	sort.Strings(wfs)
+	s.WorkflowsTotal = len(wfs)
+	if len(wfs) > session.MaxWorkflows {
+		wfs, s.Truncated = wfs[:session.MaxWorkflows], true
+	}
+	check := wfs
+	if hasProject {
+		check = append([]string{"nika.yaml"}, wfs...)
+	}
+	for _, p := range check {
+		f := e.checkOne(p)
+		if p == "nika.yaml" {
+			s.Project = &f
+		} else {
+			s.Workflows = append(s.Workflows, f)
+		}
+	}
+	recs, err := r.Records()
+	if err != nil {
+		return s, e.fail(err)
+	}
+	var applied []*gitstage.Record
+	for _, rec := range recs {
+		switch rec.State {
+		case gitstage.Pending:
+			s.Pending = append(s.Pending, fact(rec))
+		case gitstage.Applied:
+			applied = append(applied, rec)
+		}
+	}
+	sort.SliceStable(applied, func(i, j int) bool {
+		if applied[i].Decided != applied[j].Decided {
+			return applied[i].Decided > applied[j].Decided
+		}
+		return applied[i].ID < applied[j].ID
+	})
+	for i, rec := range applied {
+		if i >= e.MaxApplied {
+			break
+		}
+		s.Applied = append(s.Applied, fact(rec))
+	}
+	return s, nil
+}
+
+func fact(rec *gitstage.Record) session.Fact {
+	return session.Fact{ID: rec.ID, Goal: rec.Goal, Branch: gitstage.ShortBranch(rec.Branch), State: string(rec.State), Commit: rec.Applied}
+}
+
+func (e *Engine) checkOne(p string) session.File {
+	f := session.File{Path: p, Codes: []string{}}
+	data, err := e.read(p, 4<<20)
+	if err != nil {
+		f.Problem = err.Error()
+		return f
+	}
+	rep := checker.Check(p, data)
+	f.Clean = rep.Clean()
+	seen := map[string]bool{}
+	for _, fd := range rep.Findings {
+		if fd.Severity == checker.SeverityError {
+			f.Errors++
+		} else {
+			f.Warnings++
+		}
+		if !seen[fd.Code] {
+			seen[fd.Code] = true
+			f.Codes = append(f.Codes, fd.Code)
+		}
+	}
+	sort.Strings(f.Codes)
+	return f
+}
+
+// read reads a file beneath the root without following a symlink, at
+// most max bytes.
+func (e *Engine) read(p string, max int64) ([]byte, error) {
+	root, err := safefs.Open(e.Repo.Root)
+	if err != nil {
+		return nil, session.Errorf(session.Io, "cannot open the project root")
+	}
+	defer root.Close()
+	info, err := root.Lstat(p)
+	switch {
+	case err != nil && errors.Is(err, safefs.ErrSymlink):
+		return nil, session.Errorf(session.NotAllowed, "%s is reached through a symlink; it is not read", p)
+	case err != nil:
+		return nil, session.Errorf(session.Io, "%s could not be read", p)
+	case !info.Exists:
+		return nil, session.Errorf(session.NotAllowed, "%s does not exist in the project", p)
+	case info.Symlink:
+		return nil, session.Errorf(session.NotAllowed, "%s is a symlink; it is not read", p)
+	case !info.Regular:
+		return nil, session.Errorf(session.NotAllowed, "%s is not a regular file", p)
+	case info.Stat.Size > max:
+		return nil, session.Errorf(session.NotAllowed, "%s is larger than %d bytes", p, max)
+	}
+	data, err := root.ReadFile(p)
+	if err != nil {
+		return nil, session.Errorf(session.Io, "%s could not be read", p)
+	}
+	return data, nil
+}
+
+// named checks that a path the human named is a workflow or the project
+// file inside the root.
+func named(p string) (string, error) {
+	path, err := changeset.ParsePath(strings.TrimPrefix(p, "./"))
+	if err != nil {
+		return "", &session.Error{Class: session.NotAllowed, Text: err.Error()}
+	}
+	s := string(path)
+	if !(strings.HasSuffix(s, ".nika.yaml") && changeset.Classify(path) == changeset.Workflow) && s != "nika.yaml" {
+		return "", session.Errorf(session.NotAllowed, "%s is not a workflow (*.nika.yaml) or the project file (nika.yaml); only those are read", changeset.Quote(p))
+	}
+	return s, nil
+}
+
+// Check is the checker's report on a workflow or the project file on disk.
+func (e *Engine) Check(name string) (string, error) {
+	p, err := named(name)
+	if err != nil {
+		return "", err
+	}
+	data, err := e.read(p, 4<<20)
+	if err != nil {
+		return "", err
+	}
+	rep := checker.Check(p, data)
+	var b strings.Builder
+	if len(rep.Findings) == 0 {
+		fmt.Fprintf(&b, "%s: clean\n", p)
+	}
+	for _, f := range rep.Findings {
+		fmt.Fprintf(&b, "%s:%d:%d: %s %s: %s\n", p, f.Line, f.Col, f.Severity, f.Code, f.Message)
+		if f.Fix != "" {
+			fmt.Fprintf(&b, "  fix: %s\n", f.Fix)
+		}
+	}
+	return b.String(), nil
+}
+
+// ReadNamed reads a workflow or the project file the human named, at most
+// session.MaxFileBytes of it (the broker marks a longer file as cut).
+func (e *Engine) ReadNamed(p string) ([]byte, error) {
+	path, err := named(p)
+	if err != nil {
+		return nil, err
+	}
+	data, err := e.read(path, 4<<20)
+	if err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// Lookup finds a proposal in the registry.
+func (e *Engine) Lookup(id string) (string, string) {
+	rec, err := e.Repo.Find(id)
+	if err != nil {
+		return "", ""
+	}
+	return rec.ID, string(rec.State)
+}
