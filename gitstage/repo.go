@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -25,6 +26,8 @@ type Repo struct {
 	CommonDir string // the shared git dir (objects, refs, config)
 	Config    *Config
 	store     *filesystem.Storage
+	odb       *odb      // own object reader (odb.go), made on first use
+	odbOnce   sync.Once // guards odb
 }
 
 // Open finds the repository that contains dir, as git does: walk up to the

@@ -1,0 +1,114 @@
+// Command benchdrive is the benchmark harness of scripts/bench.sh: it builds
+// the synthetic repositories, writes change sets, and applies a proposal by
+// calling flow.Apply directly. The harness supplies the consent that the
+// nika binary reads only from a terminal: it exists for measurement and is
+// never built into nika.
+//
+//	benchdrive synth DIR N             build (or reuse) DIR/repo-N, print its path
+//	benchdrive change REPO N K SEQ OUT write a change set of K files: OUT.reply (nika's
+//	                                   fenced reply), OUT.patch (git apply's patch),
+//	                                   OUT.paths (one path a line)
+//	benchdrive apply REPO ID           apply a pending proposal (consent by the harness)
+//	benchdrive propose-apply REPO FILE propose FILE (a fenced reply) and apply it, in one process
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/nika-dev/nika/consent"
+	"github.com/nika-dev/nika/flow"
+	"github.com/nika-dev/nika/gitstage"
+	"github.com/nika-dev/nika/internal/synth"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "benchdrive:", err)
+		os.Exit(1)
+	}
+}
+
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchdrive: not a number:", s)
+		os.Exit(2)
+	}
+	return n
+}
+
+func run(args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("usage: benchdrive synth|change|apply|propose-apply ...")
+	}
+	switch args[0] {
+	case "synth":
+		if len(args) != 3 {
+			return fmt.Errorf("usage: benchdrive synth DIR N")
+		}
+		dir, err := synth.Build(args[1], atoi(args[2]))
+		if err != nil {
+			return err
+		}
+		fmt.Println(dir)
+		return nil
+	case "change":
+		if len(args) != 6 {
+			return fmt.Errorf("usage: benchdrive change REPO N K SEQ OUT")
+		}
+		cs, err := synth.Change(args[1], atoi(args[2]), atoi(args[3]), atoi(args[4]))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(args[5]+".reply", cs.Reply, 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(args[5]+".patch", cs.Patch, 0o644); err != nil {
+			return err
+		}
+		return os.WriteFile(args[5]+".paths", []byte(strings.Join(cs.Paths, "\n")+"\n"), 0o644)
+	case "apply":
+		if len(args) != 3 {
+			return fmt.Errorf("usage: benchdrive apply REPO ID")
+		}
+		r, err := gitstage.Open(args[1])
+		if err != nil {
+			return err
+		}
+		p, err := flow.Load(r, args[2])
+		if err != nil {
+			return err
+		}
+		_, err = flow.Apply(r, p, consent.Options{Sync: syncWanted(r)})
+		return err
+	case "propose-apply":
+		if len(args) != 3 {
+			return fmt.Errorf("usage: benchdrive propose-apply REPO FILE")
+		}
+		r, err := gitstage.Open(args[1])
+		if err != nil {
+			return err
+		}
+		in, err := os.ReadFile(args[2])
+		if err != nil {
+			return err
+		}
+		p, err := flow.Propose(r, flow.ProposeInput{Input: in, Format: "reply", Allow: []string{"**"}, Goal: "bench"})
+		if err != nil {
+			return err
+		}
+		_, err = flow.Apply(r, p, consent.Options{Sync: syncWanted(r)})
+		return err
+	}
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// syncWanted reads git's fsync settings as nika apply does.
+func syncWanted(r *gitstage.Repo) bool {
+	_, a := r.Config.Get("core.fsync")
+	_, b := r.Config.Get("core.fsyncMethod")
+	return a || b || r.Config.Bool("core.fsyncObjectFiles", false)
+}
