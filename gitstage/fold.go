@@ -14,7 +14,7 @@ import (
 // children are one run, and a subdirectory's run is skipped by a binary
 // search. Cost: O(depth × width × log n), never a scan of the index.
 func (b *Base) Folds(p changeset.Path) (changeset.Path, bool) {
-	if b.index == nil || b.index.ix == nil {
+	if b.index == nil || (b.index.ix == nil && b.index.sc == nil) {
 		return "", false
 	}
 	comps := p.Components()
@@ -47,6 +47,10 @@ func (b *Base) Folds(p changeset.Path) (changeset.Path, bool) {
 // children calls fn with each distinct name directly under dir ("" is the
 // root) in the index, until fn returns false.
 func (s *IndexSnapshot) children(dir string, fn func(name string) bool) {
+	if s.sc != nil {
+		s.sc.children(dir, fn)
+		return
+	}
 	es := s.ix.Entries
 	pre := ""
 	if dir != "" {

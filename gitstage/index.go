@@ -26,6 +26,7 @@ type IndexEntry struct {
 // IndexSnapshot is the index as read once at propose time.
 type IndexSnapshot struct {
 	ix *gitindex.Index
+	sc *indexScan // the mapped file, when indexscan.go reads it (then ix is nil)
 }
 
 // IndexPath is this worktree's index file.
@@ -36,9 +37,15 @@ func (r *Repo) IndexPath() string {
 	return filepath.Join(r.GitDir, "index")
 }
 
-// ReadIndex reads the index once, with nika's own codec (see gitindex). A
-// missing index is empty.
+// ReadIndex reads the index once: mapped and searched in place when
+// indexscan.go can (versions 2 and 3), else with nika's own codec (see
+// gitindex). A missing index is empty.
 func (r *Repo) ReadIndex() (*IndexSnapshot, error) {
+	if sc, err := openIndexScan(r.IndexPath()); err != nil {
+		return nil, IndexError(err)
+	} else if sc != nil {
+		return &IndexSnapshot{sc: sc}, nil
+	}
 	ix, err := gitindex.ReadFile(r.IndexPath(), 20)
 	if err != nil {
 		return nil, IndexError(err)
@@ -56,6 +63,9 @@ func IndexError(err error) error {
 
 // Stages returns the entries at p (one at stage 0, or the conflict stages).
 func (s *IndexSnapshot) Stages(p string) []IndexEntry {
+	if s.sc != nil {
+		return s.sc.stages(p)
+	}
 	es := s.ix.Entries
 	i := sort.Search(len(es), func(i int) bool { return es[i].Path >= p })
 	var out []IndexEntry
@@ -69,6 +79,9 @@ func (s *IndexSnapshot) Stages(p string) []IndexEntry {
 
 // HasDir reports whether any entry lives under dir/.
 func (s *IndexSnapshot) HasDir(dir string) bool {
+	if s.sc != nil {
+		return s.sc.hasDir(dir)
+	}
 	pre := dir + "/"
 	es := s.ix.Entries
 	i := sort.Search(len(es), func(i int) bool { return es[i].Path >= pre })

@@ -1,0 +1,265 @@
+package gitstage
+
+import (
+	"encoding/binary"
+	"errors"
+	"io/fs"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"golang.org/x/sys/unix"
+)
+
+// indexScan answers propose's questions about the index (the entries at a
+// path, whether a directory has entries, the names in a directory) from the
+// index file itself, mapped read-only, without decoding it: one pass hops
+// over the entries (no allocation per entry) and keeps every
+// scanSample-th entry's offset, so that each question after that is a
+// binary search and a short hop. It reads versions 2 and 3 of the format;
+// for version 4 (prefix-compressed paths), a split or sparse index, or an
+// unknown mandatory extension it steps aside (nil), and the full decoder
+// (gitindex) reads the index or refuses it. Like git's own reader, it does
+// not verify the trailing checksum; apply, which rewrites the index, reads
+// it with the full decoder under index.lock.
+type indexScan struct {
+	b       []byte
+	n       int
+	end     int   // the offset where the entries end
+	samples []int // the offset of entries 0, scanSample, 2*scanSample, ...
+}
+
+const scanSample = 32
+
+const (
+	scanHash  = 20
+	scanFixed = 40 + scanHash + 2
+)
+
+// openIndexScan maps the index at path. (nil, nil) means: use gitindex.
+func openIndexScan(path string) (*indexScan, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // gitindex reads a missing index as empty
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() < 12+scanHash || fi.Size() > 1<<31 {
+		return nil, nil
+	}
+	b, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_POPULATE)
+	if err != nil {
+		return nil, nil
+	}
+	s := &indexScan{b: b}
+	if !s.prepare() {
+		unix.Munmap(b)
+		return nil, nil
+	}
+	runtime.AddCleanup(s, func(b []byte) { unix.Munmap(b) }, b)
+	return s, nil
+}
+
+// prepare hops over the entries once and checks the extensions; false
+// means the full decoder must read this index.
+func (s *indexScan) prepare() bool {
+	b := s.b
+	if string(b[:4]) != "DIRC" {
+		return false
+	}
+	if v := binary.BigEndian.Uint32(b[4:]); v != 2 && v != 3 {
+		return false
+	}
+	s.n = int(binary.BigEndian.Uint32(b[8:]))
+	body := len(b) - scanHash
+	if s.n > (body-12)/scanFixed {
+		return false
+	}
+	s.samples = make([]int, 0, s.n/scanSample+1)
+	off := 12
+	for i := 0; i < s.n; i++ {
+		if i%scanSample == 0 {
+			s.samples = append(s.samples, off)
+		}
+		// The hop reads two bytes of flags and the path's terminating NUL
+		// per entry: a sparse index's directory entries are caught by its
+		// "sdir" extension below.
+		if body-off < scanFixed {
+			return false
+		}
+		flags := uint(b[off+60])<<8 | uint(b[off+61])
+		fixed := scanFixed + int(flags>>13&2) // +2 with the extended flag (0x4000)
+		n := int(flags & 0xfff)
+		if n == 0xfff {
+			next, ok := s.next(off, body)
+			if !ok {
+				return false
+			}
+			off = next
+			continue
+		}
+		if n == 0 || off+fixed+n >= body || b[off+fixed+n] != 0 {
+			return false
+		}
+		off += (fixed + n + 8) &^ 7
+	}
+	s.end = off
+	for off < body {
+		if body-off < 8 {
+			return false
+		}
+		sig := b[off : off+4]
+		size := int(binary.BigEndian.Uint32(b[off+4:]))
+		if string(sig) == "link" || string(sig) == "sdir" || sig[0] < 'A' || sig[0] > 'Z' {
+			return false // split, sparse, or an unknown mandatory extension
+		}
+		if size > body-off-8 {
+			return false
+		}
+		off += 8 + size
+	}
+	return true
+}
+
+// nameAt returns the entry's path bytes (in the mapping) and where they
+// start.
+func (s *indexScan) nameAt(off int) []byte {
+	b := s.b
+	flags := binary.BigEndian.Uint16(b[off+60:])
+	start := off + scanFixed
+	if flags&0x4000 != 0 {
+		start += 2
+	}
+	n := int(flags & 0xfff)
+	if n == 0xfff {
+		for n = 0; start+n < len(b) && b[start+n] != 0; n++ {
+		}
+	}
+	if start+n > len(b) {
+		return nil
+	}
+	return b[start : start+n]
+}
+
+// next returns the offset of the entry after the one at off.
+func (s *indexScan) next(off, body int) (int, bool) {
+	b := s.b
+	flags := binary.BigEndian.Uint16(b[off+60:])
+	fixed := scanFixed
+	if flags&0x4000 != 0 {
+		fixed += 2
+	}
+	n := int(flags & 0xfff)
+	if n == 0xfff {
+		n = 0
+		for off+fixed+n < body && b[off+fixed+n] != 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	next := off + ((fixed + n + 8) &^ 7)
+	if next > body || b[off+fixed+n] != 0 {
+		return 0, false
+	}
+	return next, true
+}
+
+// seek returns the offset of the first entry whose path is >= key (s.end
+// if none).
+func (s *indexScan) seek(key string) int {
+	lo, hi := 0, len(s.samples) // find the first sample with path >= key
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if string(s.nameAt(s.samples[m])) < key {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return s.samplesOrEnd(0)
+	}
+	off := s.samples[lo-1]
+	body := len(s.b) - scanHash
+	for off < s.end && string(s.nameAt(off)) < key {
+		off, _ = s.next(off, body)
+	}
+	return off
+}
+
+func (s *indexScan) samplesOrEnd(i int) int {
+	if i < len(s.samples) {
+		return s.samples[i]
+	}
+	return s.end
+}
+
+func (s *indexScan) stages(p string) []IndexEntry {
+	var out []IndexEntry
+	body := len(s.b) - scanHash
+	for off := s.seek(p); off < s.end && string(s.nameAt(off)) == p; off, _ = s.next(off, body) {
+		b := s.b
+		flags := binary.BigEndian.Uint16(b[off+60:])
+		var h plumbing.Hash
+		copy(h[:], b[off+40:off+60])
+		e := IndexEntry{Path: p, Hash: h, Mode: filemode.FileMode(binary.BigEndian.Uint32(b[off+24:])), Stage: int(flags>>12) & 3}
+		if flags&0x4000 != 0 {
+			e.SkipWorktree = binary.BigEndian.Uint16(b[off+62:])&0x4000 != 0
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func (s *indexScan) hasDir(dir string) bool {
+	pre := dir + "/"
+	off := s.seek(pre)
+	return off < s.end && strings.HasPrefix(string(s.nameAt(off)), pre)
+}
+
+func (s *indexScan) children(dir string, fn func(name string) bool) {
+	pre := ""
+	if dir != "" {
+		pre = dir + "/"
+	}
+	body := len(s.b) - scanHash
+	off := s.seek(pre)
+	for off < s.end {
+		path := s.nameAt(off)
+		if !strings.HasPrefix(string(path), pre) {
+			return
+		}
+		rest := path[len(pre):]
+		isDir := false
+		nameLen := len(rest)
+		for i, c := range rest {
+			if c == '/' {
+				nameLen, isDir = i, true
+				break
+			}
+		}
+		name := string(rest[:nameLen])
+		if !fn(name) {
+			return
+		}
+		if !isDir {
+			off, _ = s.next(off, body)
+			for off < s.end && string(s.nameAt(off)) == pre+name { // conflict stages
+				off, _ = s.next(off, body)
+			}
+			continue
+		}
+		// Every entry under pre+name+"/" sorts before pre+name+"0".
+		off = s.seek(pre + name + "0")
+	}
+}
