@@ -19,6 +19,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/checker"
 	"github.com/nika-dev/nika/consent"
@@ -175,14 +177,13 @@ func (e *Engine) Snapshot() (session.Snapshot, error) {
 	if !base.Head.Unborn() {
 		s.Head = base.Head.Commit.String()
 	}
-	files, err := base.Files("")
+	files, err := headFiles(base)
 	if err != nil {
 		return s, e.fail(err)
 	}
 	var wfs []string
 	hasProject := false
-	for _, f := range files {
-		p := strings.TrimPrefix(string(f), "/")
+	for _, p := range files {
 		switch {
 		case p == "nika.yaml":
 			hasProject = true
@@ -233,6 +234,40 @@ func (e *Engine) Snapshot() (session.Snapshot, error) {
 		s.Applied = append(s.Applied, fact(rec))
 	}
 	return s, nil
+}
+
+// MaxTreeFiles bounds the files of HEAD's tree a snapshot looks at.
+const MaxTreeFiles = 200000
+
+// headFiles lists the files of HEAD's tree (never the working tree).
+func headFiles(base *gitstage.Base) ([]string, error) {
+	var out []string
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		t, err := base.TreeAt(dir)
+		if err != nil || t == nil {
+			return err
+		}
+		for _, en := range t.Entries {
+			if len(out) >= MaxTreeFiles {
+				return nil
+			}
+			p := en.Name
+			if dir != "" {
+				p = dir + "/" + en.Name
+			}
+			switch en.Mode {
+			case filemode.Dir:
+				if err := walk(p); err != nil {
+					return err
+				}
+			case filemode.Regular, filemode.Executable:
+				out = append(out, p)
+			}
+		}
+		return nil
+	}
+	return out, walk("")
 }
 
 func fact(rec *gitstage.Record) session.Fact {
