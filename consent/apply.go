@@ -216,11 +216,30 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 		}
 	}
 
-	// 5. The branch moves by compare-and-swap, with its reflog entry.
 	sig, err := r.Signature("committer")
 	if err != nil {
 		return nil, tx.rollback(err)
 	}
+
+	// 5. The index is renamed before the branch moves. git commit does the
+	// reverse, but git reads the index before it takes index.lock: a git
+	// commit that read HEAD after the branch moved but the index before
+	// the rename would then write back an index that lacks this apply.
+	// With the index first, such a commit read HEAD before the branch
+	// moved, and its compare-and-swap fails. A rollback from here on also
+	// restores the index entries.
+	err = inject(opt, "rename", "index")
+	if err == nil {
+		err = ilock.Commit()
+	}
+	if err != nil {
+		return nil, tx.rollback(ioErr("write the index", err))
+	}
+	tx.indexed = true
+	tx.r, tx.journal = r, j
+	failpoint("index-renamed", 0)
+
+	// 6. The branch moves by compare-and-swap, with its reflog entry.
 	if err := fault("ref", 0); err != nil {
 		return nil, tx.rollback(err)
 	}
@@ -237,21 +256,6 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 		return nil, err
 	}
 	failpoint("reflogged", 0)
-
-	// 6. The index last, as git commit does. If it cannot be renamed, the
-	// apply stands (the branch moved) and the journal stays, so that nika
-	// recover writes the index entries.
-	err = inject(opt, "rename", "index")
-	if err == nil {
-		err = ilock.Commit()
-	}
-	if err != nil {
-		tx.keepJournal = true
-		return nil, &changeset.Error{Class: changeset.Io, Err: err,
-			Text: "the files and the branch were applied, but the index could not be written: " + err.Error(),
-			Hint: "fix the cause, then run nika recover to write the index"}
-	}
-	failpoint("index-renamed", 0)
 	if left := tx.finish(); len(left) > 0 {
 		// Applied, but our temp files could not be removed: the journal
 		// stays, so that nika recover removes them.
@@ -382,6 +386,11 @@ type txn struct {
 	// keepJournal is set when the rollback could not finish: the journal
 	// stays for nika recover.
 	keepJournal bool
+	// indexed is set once the index holds this apply's entries: a rollback
+	// then puts the before entries back (with r and journal).
+	indexed bool
+	r       *gitstage.Repo
+	journal *journal
 }
 
 func perm(m changeset.Mode) os.FileMode {
@@ -585,6 +594,11 @@ func (t *txn) rollback(cause error) error {
 		}
 		for j := len(o.created) - 1; j >= 0; j-- {
 			t.root.RemoveDir(o.created[j]) // only if empty
+		}
+	}
+	if t.indexed {
+		if err := settleIndex(t.r, t.root, *t.journal, false); err != nil {
+			failed = append(failed, "the index ("+err.Error()+")")
 		}
 	}
 	switch {

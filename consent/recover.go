@@ -114,10 +114,12 @@ func recoverOne(r *gitstage.Repo, id string) (Recovery, error) {
 		os.Remove(ilock.abs(r))
 		out.Locks = append(out.Locks, ilock.Path)
 	}
+	// The index may hold either side's entries (it is renamed before the
+	// branch moves): it is set to the chosen side.
+	if err := settleIndex(r, root, j, forward); err != nil {
+		return out, err
+	}
 	if forward {
-		if err := finishIndex(r, root, j); err != nil {
-			return out, err
-		}
 		if !r.ReflogHas(name, plumbing.NewHash(j.Commit)) {
 			if sig, err := r.Signature("committer"); err == nil {
 				r.AppendReflog(name, plumbing.NewHash(j.Base), plumbing.NewHash(j.Commit), sig,
@@ -188,9 +190,11 @@ func settle(r *gitstage.Repo, root *safefs.Root, o jop, forward bool) (kept bool
 	return false, nil
 }
 
-// finishIndex sets the index entries of a rolled-forward apply, under a
-// fresh index.lock.
-func finishIndex(r *gitstage.Repo, root *safefs.Root, j journal) error {
+// settleIndex sets the index entries of the journal's paths to one side
+// (after when forward, else before), under a fresh index.lock. An entry
+// gets the file's stat data only when the file holds that side's bytes;
+// otherwise git will look at the file again.
+func settleIndex(r *gitstage.Repo, root *safefs.Root, j journal, forward bool) error {
 	l, err := gitindex.LockIndex(r.IndexPath(), gitstage.LockWait)
 	if err != nil {
 		return ioErr("lock the index", err)
@@ -200,28 +204,32 @@ func finishIndex(r *gitstage.Repo, root *safefs.Root, j journal) error {
 	if err != nil {
 		return gitstage.IndexError(err)
 	}
+	side := func(o jop) *jside {
+		if forward {
+			return o.After
+		}
+		return o.Before
+	}
 	for _, o := range j.Ops {
-		if o.After == nil {
+		if side(o) == nil {
 			ix.Remove(o.Path)
 		}
 	}
 	for _, o := range j.Ops {
-		if o.After == nil {
+		want := side(o)
+		if want == nil {
 			continue
 		}
-		info, err := root.Lstat(o.Path)
-		if err != nil || !info.Regular {
-			continue
-		}
-		h, _ := hex.DecodeString(o.After.Blob)
+		h, _ := hex.DecodeString(want.Blob)
 		mode := uint32(changeset.ModeFile)
-		if o.After.Mode == changeset.ModeExecutable.String() {
+		if want.Mode == changeset.ModeExecutable.String() {
 			mode = uint32(changeset.ModeExecutable)
 		}
-		e := gitindex.Entry{Path: o.Path, Mode: mode, Hash: h, Stat: statOf(&info.Stat)}
-		b, _ := root.ReadFile(o.Path)
-		if changeset.WitnessOf(b).String() != o.After.Witness {
-			e.Stat = gitindex.Stat{} // not our bytes: make git look again
+		e := gitindex.Entry{Path: o.Path, Mode: mode, Hash: h}
+		if info, err := root.Lstat(o.Path); err == nil && info.Regular {
+			if b, err := root.ReadFile(o.Path); err == nil && changeset.WitnessOf(b).String() == want.Witness {
+				e.Stat = statOf(&info.Stat)
+			}
 		}
 		if err := ix.Set(e); err != nil {
 			return ioErr("update the index", err)

@@ -71,7 +71,11 @@ func Subset(r *gitstage.Repo, p *Proposed, only, exclude []string) (*Proposed, e
 	}
 	set := p.Proposal.Set
 	set.Changes = keep
-	np, err := base.Stage(&set, preview.ID, "")
+	runTrailer := ""
+	if set.Run != nil {
+		runTrailer = preview.RunJSON(set.Run)
+	}
+	np, err := base.Stage(&set, preview.ID, runTrailer)
 	if err != nil {
 		return nil, err
 	}

@@ -329,18 +329,11 @@ func (b *Base) Files(dir changeset.Path) ([]changeset.Path, error) {
 }
 
 // checkInProgress refuses while git is in the middle of an operation that
-// owns the index and HEAD: a merge, cherry-pick, revert or rebase, or any
-// unmerged entry (git commit refuses then too).
+// owns the index and HEAD: a merge, cherry-pick, revert or rebase. (An
+// unmerged entry on a target is refused by Entry; one anywhere else is
+// refused by the apply, which decodes the whole index under its lock.)
 func (r *Repo) checkInProgress(ix *IndexSnapshot) error {
-	if err := r.InProgress(); err != nil {
-		return err
-	}
-	for _, e := range ix.ix.Entries {
-		if e.Stage != 0 {
-			return changeset.Refuse(changeset.Dirty, "resolve the conflict and commit first", "%s has an unresolved merge conflict", changeset.Quote(e.Path))
-		}
-	}
-	return nil
+	return r.InProgress()
 }
 
 // InProgress refuses while git is in the middle of a merge, cherry-pick,

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/internal/gittest"
 )
 
@@ -145,9 +149,9 @@ func TestCrashAtEveryStepRecovers(t *testing.T) {
 		{"renamed:3", "not applied"}, // after the last of k = 4 renames
 		{"written", "not applied"},
 		{"index-written", "not applied"},
-		{"ref-renamed", "applied"}, // before the reflog
+		{"index-renamed", "not applied"}, // the index holds the apply, the branch does not
+		{"ref-renamed", "applied"},       // before the reflog
 		{"reflogged", "applied"},
-		{"index-renamed", "applied"},
 	} {
 		t.Run(tc.fp, func(t *testing.T) {
 			g, id, base, commit := crashRepo(t, bin)
@@ -260,4 +264,40 @@ func TestInterruptRollsBack(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAHugeReplyIsRefusedInBoundedMemory feeds 100 MiB on stdin: propose
+// reads at most the limit plus one byte, refuses TooLarge, and allocates a
+// bounded amount whatever the input's size.
+func TestAHugeReplyIsRefusedInBoundedMemory(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.txt", "a\n")
+	g.Commit("base")
+	t.Chdir(g.Dir)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"nika", "propose", "-"}, io.LimitReader(zeros{}, 100<<20), &stdout, &stderr)
+	runtime.ReadMemStats(&after)
+	if code != exitCode(changeset.TooLarge) {
+		t.Fatalf("exit %d, want TooLarge:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "larger than the limit of 16777216 bytes") {
+		t.Errorf("the refusal does not name the limit:\n%s", stderr.String())
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 80<<20 {
+		t.Errorf("propose allocated %d MiB for a 100 MiB input refused at 16 MiB", alloc>>20)
+	} else {
+		t.Logf("allocated %d MiB to refuse a 100 MiB input", alloc>>20)
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
 }
