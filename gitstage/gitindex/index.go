@@ -113,29 +113,65 @@ func newHash(hashSize int) hash.Hash {
 // written with index.skipHash), the entry order, and refuses split and sparse
 // indexes and unknown mandatory extensions. Decode does not retain b.
 func Decode(b []byte, hashSize int) (*Index, error) {
+	if err := checkHeader(b, hashSize); err != nil {
+		return nil, err
+	}
+	// The trailer is verified while the entries are parsed (on a second
+	// core when there is one): SHA-1 over a large index costs as much as
+	// parsing it. A bad checksum wins over any parse error, as when the
+	// check ran first.
+	body := len(b) - hashSize
+	if allZero(b[body:]) {
+		return decode(b, hashSize)
+	}
+	verify := func() error {
+		h := newHash(hashSize)
+		h.Write(b[:body])
+		if !bytes.Equal(h.Sum(nil), b[body:]) {
+			return ErrChecksum
+		}
+		return nil
+	}
+	if len(b) < 1<<20 {
+		if err := verify(); err != nil {
+			return nil, err
+		}
+		return decode(b, hashSize)
+	}
+	sum := make(chan error, 1)
+	go func() { sum <- verify() }()
+	ix, err := decode(b, hashSize)
+	if serr := <-sum; serr != nil {
+		return nil, serr
+	}
+	return ix, err
+}
+
+func checkHeader(b []byte, hashSize int) error {
 	if hashSize != 20 && hashSize != 32 {
-		return nil, ErrHashSize
+		return ErrHashSize
 	}
 	if len(b) < headerSize+hashSize {
-		return nil, corrupt(0, "the file is %d bytes long, too short for an index", len(b))
+		return corrupt(0, "the file is %d bytes long, too short for an index", len(b))
 	}
 	if string(b[:4]) != "DIRC" {
-		return nil, corrupt(0, "the signature is %q, not \"DIRC\"", b[:4])
+		return corrupt(0, "the signature is %q, not \"DIRC\"", b[:4])
 	}
 	ver := binary.BigEndian.Uint32(b[4:])
 	if ver < 2 || ver > 4 {
-		return nil, fmt.Errorf("%w: the file has version %d", ErrUnsupportedVersion, ver)
+		return fmt.Errorf("%w: the file has version %d", ErrUnsupportedVersion, ver)
 	}
+	return nil
+}
+
+// decode parses an index whose header checkHeader accepted; the trailer is
+// not verified here.
+func decode(b []byte, hashSize int) (*Index, error) {
+	ver := binary.BigEndian.Uint32(b[4:])
 	body := len(b) - hashSize
 	ix := &Index{Version: ver, HashSize: hashSize}
 	if allZero(b[body:]) {
 		ix.SkipHash = true
-	} else {
-		h := newHash(hashSize)
-		h.Write(b[:body])
-		if !bytes.Equal(h.Sum(nil), b[body:]) {
-			return nil, ErrChecksum
-		}
 	}
 
 	n := int(binary.BigEndian.Uint32(b[8:]))
@@ -434,6 +470,23 @@ func (ix *Index) Encode() ([]byte, error) {
 	}
 
 	buf := make([]byte, headerSize, size+64)
+	// A large index's trailer is hashed while it is encoded (on a second
+	// core when there is one): chunks of the finished prefix go to a
+	// hashing goroutine. A chunk's bytes are never written again, and a
+	// chunk keeps its backing array even if buf grows past it.
+	var chunks chan []byte
+	var sumc chan []byte
+	fed := 0
+	if !ix.SkipHash && size >= 1<<20 {
+		chunks, sumc = make(chan []byte, 256), make(chan []byte, 1)
+		go func() {
+			h := newHash(hs)
+			for c := range chunks {
+				h.Write(c)
+			}
+			sumc <- h.Sum(nil)
+		}()
+	}
 	copy(buf, "DIRC")
 	binary.BigEndian.PutUint32(buf[4:], ver)
 	binary.BigEndian.PutUint32(buf[8:], uint32(len(ix.Entries)))
@@ -520,6 +573,10 @@ func (ix *Index) Encode() ([]byte, error) {
 				buf = append(buf, 0)
 			}
 		}
+		if chunks != nil && len(buf)-fed >= 256<<10 {
+			chunks <- buf[fed:len(buf):len(buf)]
+			fed = len(buf)
+		}
 	}
 
 	// Extensions, in their original order. EOIE is recomputed: the offset
@@ -559,7 +616,11 @@ func (ix *Index) Encode() ([]byte, error) {
 		buf = append(buf, data...)
 	}
 
-	if ix.SkipHash {
+	if chunks != nil {
+		chunks <- buf[fed:len(buf):len(buf)]
+		close(chunks)
+		buf = append(buf, <-sumc...)
+	} else if ix.SkipHash {
 		buf = append(buf, make([]byte, hs)...)
 	} else {
 		h := newHash(hs)

@@ -36,16 +36,25 @@ func ReadFile(path string, hashSize int) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, fi.Size())
-	if _, err := readFull(f, b); err != nil {
+	b, release, err := mapIndex(f, fi.Size())
+	if err != nil {
 		return nil, fmt.Errorf("gitindex: reading %s: %w", path, err)
 	}
 	ix, err := Decode(b, hashSize)
+	release()
 	if err != nil {
 		return nil, err
 	}
 	ix.ModTime = fi.ModTime()
 	return ix, nil
+}
+
+func readIndexBytes(f *os.File, size int64) ([]byte, func(), error) {
+	b := make([]byte, size)
+	if _, err := readFull(f, b); err != nil {
+		return nil, nil, err
+	}
+	return b, func() {}, nil
 }
 
 func readFull(f *os.File, b []byte) (int, error) {
