@@ -32,7 +32,6 @@ type IDFunc func(*changeset.Proposal) string
 func (b *Base) Stage(set *changeset.Set, id IDFunc, runTrailer string) (*changeset.Proposal, error) {
 	r := b.r
 	ops := map[string]*object.TreeEntry{} // path -> new entry, nil to delete
-	var order []string
 	for i := range set.Changes {
 		c := &set.Changes[i]
 		if c.After != nil {
@@ -45,10 +44,8 @@ func (b *Base) Stage(set *changeset.Set, id IDFunc, runTrailer string) (*changes
 		} else {
 			ops[string(c.Path)] = nil
 		}
-		order = append(order, string(c.Path))
 		if c.Kind == changeset.Move {
 			ops[string(c.From)] = nil
-			order = append(order, string(c.From))
 		}
 	}
 	treeHash, _, err := b.rewrite("", ops)
