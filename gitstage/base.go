@@ -34,17 +34,9 @@ func (r *Repo) OpenBase() (*Base, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Base{r: r, Head: head, trees: map[string]*object.Tree{}}
-	if !head.Unborn() {
-		c, err := r.Commit(head.Commit)
-		if err != nil {
-			return nil, err
-		}
-		t, err := r.Tree(c.TreeHash)
-		if err != nil {
-			return nil, err
-		}
-		b.trees[""] = t
+	b, err := r.TreeBase(head)
+	if err != nil {
+		return nil, err
 	}
 	b.index, err = r.ReadIndex()
 	if err != nil {

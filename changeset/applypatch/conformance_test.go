@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/internal/shared"
 )
 
 // The conformance scenarios are Codex's own apply_patch fixtures. nika must
@@ -44,7 +45,7 @@ var appliedScenarios = []string{
 }
 
 func TestConformance(t *testing.T) {
-	dir := sharedDir(t, filepath.Join("conformance", "apply-patch", "scenarios"))
+	dir := shared.Dir(t, filepath.Join("conformance", "apply-patch", "scenarios"))
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -141,34 +142,6 @@ func (m mapBase) Entry(p changeset.Path) (changeset.Entry, error) {
 		}
 	}
 	return changeset.Entry{Kind: changeset.Absent}, nil
-}
-
-// sharedDir finds shared/<rel> from $NIKA_SHARED_DIR or by walking up from
-// the package directory, and skips the test when it is absent.
-func sharedDir(t *testing.T, rel string) string {
-	t.Helper()
-	if d := os.Getenv("NIKA_SHARED_DIR"); d != "" {
-		p := filepath.Join(d, rel)
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("NIKA_SHARED_DIR is set but %s is missing: %v", p, err)
-		}
-		return p
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "shared", rel)
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	t.Skipf("shared/%s not found above %s; set NIKA_SHARED_DIR to run the conformance scenarios", filepath.ToSlash(rel), wd)
-	return ""
 }
 
 // readTree reads the files under dir as slash paths; a missing dir is an
