@@ -15,9 +15,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
@@ -126,7 +130,19 @@ func (e *Engine) Apply(id string) (session.ApplyResult, error) {
 	if err != nil {
 		return session.ApplyResult{}, e.fail(err)
 	}
-	res, err := flow.Apply(r, p, consent.Options{})
+	// Ctrl-C (SIGINT) or SIGTERM during the apply rolls it back, until the
+	// branch moves; after that the apply completes (as nika apply does).
+	var interrupted atomic.Bool
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		if _, ok := <-sigs; ok {
+			interrupted.Store(true)
+		}
+	}()
+	res, err := flow.Apply(r, p, consent.Options{Sync: fsyncWanted(r), Interrupted: interrupted.Load})
+	signal.Stop(sigs)
+	close(sigs)
 	if err != nil {
 		return session.ApplyResult{}, e.fail(err)
 	}
@@ -153,6 +169,13 @@ func (e *Engine) Apply(id string) (session.ApplyResult, error) {
 		out.Run = &session.RunRequested{Workflow: string(run.Workflow), Vars: run.Vars, MaxCostUSD: run.MaxCostUSD}
 	}
 	return out, nil
+}
+
+// fsyncWanted follows git's own fsync settings, as nika apply does.
+func fsyncWanted(r *gitstage.Repo) bool {
+	_, a := r.Config.Get("core.fsync")
+	_, b := r.Config.Get("core.fsyncMethod")
+	return a || b || r.Config.Bool("core.fsyncObjectFiles", false)
 }
 
 // Discard discards a pending proposal.
