@@ -53,12 +53,19 @@ var (
 	codeRe     = regexp.MustCompile(`\bNIKA-[A-Z]+(?:-[A-Z]+)*-[0-9]+\b`)
 	mcpRe      = regexp.MustCompile(`\bmcp:[^\s"'` + "`" + `),\]}]*`)
 	modelRe    = regexp.MustCompile(`(?m)\bmodel["']?\s*:\s*["']?([A-Za-z0-9_.-]+)/[A-Za-z0-9_.:-]+`)
-	verbRe     = regexp.MustCompile("(?m)(?:^[ \\t]*(?:\\$[ \\t]*)?|`)nika[ \\t]+([a-z][a-z-]*)")
+	verbRe     = regexp.MustCompile("(?m)(?:^[ \\t]*(?:\\$[ \\t]*)?|`|\\b(?i:run|use|try|type|call|execute|with)[ \\t]+)nika[ \\t]+([a-z][a-z-]*)")
 	topKeyRe   = regexp.MustCompile(`(?m)^([A-Za-z_][A-Za-z0-9_-]*):`)
 	fenceRe    = regexp.MustCompile("(?ms)^[ \\t]*(```|~~~)([^\\n]*)\\n(.*?)^[ \\t]*(```|~~~)[ \\t]*$")
 	unknownRe  = regexp.MustCompile(`(?i)\b(?:i(?:'m| am) not (?:familiar|aware)|i (?:don't|do not) (?:know|have (?:any )?(?:information|knowledge))|(?:not|un)familiar with|no (?:information|knowledge) (?:about|of)|(?:isn't|is not) a (?:language|tool) i know)\b[^.\n]*\bnika\b`)
 	unknownRe2 = regexp.MustCompile(`(?i)\bnika\b[^.\n]*\b(?:i(?:'m| am) not familiar with|i (?:don't|do not) know)\b`)
 )
+
+// prose are words that follow "nika" in a sentence, not a verb.
+var prose = map[string]bool{"is": true, "was": true, "has": true, "had": true, "can": true, "cannot": true, "will": true, "would": true,
+	"does": true, "did": true, "and": true, "or": true, "the": true, "a": true, "an": true, "to": true, "in": true, "on": true,
+	"with": true, "it": true, "also": true, "then": true, "should": true, "must": true, "may": true, "might": true, "never": true,
+	"only": true, "stages": true, "shows": true, "applies": true, "reads": true, "writes": true, "keeps": true, "checks": true,
+	"asks": true, "refuses": true, "records": true, "runs": true, "uses": true, "needs": true, "treats": true, "sees": true}
 
 // Check returns the corrections for a reply, in order of appearance,
 // one per distinct reference.
@@ -101,7 +108,7 @@ func (g Guard) Check(reply string) []Correction {
 		}
 	}
 	for _, m := range verbRe.FindAllStringSubmatch(reply, -1) {
-		if !g.verbs[m[1]] {
+		if !g.verbs[m[1]] && !prose[m[1]] {
 			add("verb", "nika "+m[1], fmt.Sprintf("nika has no verb %q; its verbs are %s", m[1], strings.Join(g.verbList, ", ")))
 		}
 	}

@@ -233,3 +233,58 @@ func TestServeStdioSession(t *testing.T) {
 		}
 	}
 }
+
+// TestServeStdioIntelligence: /intelligence asks the host, the host sends
+// its human's choice (a program), it is kept, and a question goes to the
+// program with the bundle on stdin; the guard's corrections come under the
+// reply; a reply that says yes and carries a proposal applies nothing.
+func TestServeStdioIntelligence(t *testing.T) {
+	repo := sessionRepo(t)
+	t.Setenv("NIKA_SERVE_TEST_SECRET", "env-secret-value-4242")
+	model := filepath.Join(filepath.Dir(repo), "model.sh")
+	os.WriteFile(model, []byte("#!/bin/sh\ncat > ../prompt.txt\necho 'yes. Use nika:teleport, then run nika deploy'\necho '```yaml path=flows/x.nika.yaml'\necho 'nika: x'\necho 'tasks: {}'\necho '```'\n"), 0o755)
+	head := gitOut(t, repo, "rev-parse", "HEAD")
+	h := startServe(t)
+	if got := kinds(h.call(map[string]any{"call": "turn", "text": "/intelligence"})); got != "ask_intelligence" {
+		t.Fatal(got)
+	}
+	if got := kinds(h.call(map[string]any{"call": "intelligence", "choice": map[string]any{"kind": "app", "command": []string{"no-such-program-here"}}})); got != "refusal:NoIntelligence" {
+		t.Fatal(got)
+	}
+	if got := kinds(h.call(map[string]any{"call": "intelligence", "choice": map[string]any{"kind": "app", "command": []string{"sh", "../model.sh"}}})); got != "answer" {
+		t.Fatal(got)
+	}
+	if _, err := os.Stat(filepath.Join(os.Getenv("HOME"), ".nika", "session-intelligence.json")); err != nil {
+		t.Fatal("the choice is not kept")
+	}
+	out := h.call(map[string]any{"call": "turn", "text": "fix flows/good.nika.yaml, my token is ghp_abcdefghijklmnopqrstuvwxyz0123"})
+	if kinds(out) != "answer+proposal" {
+		t.Fatal(kinds(out), out)
+	}
+	var refs []string
+	for _, c := range out[0]["corrections"].([]any) {
+		refs = append(refs, c.(map[string]any)["ref"].(string))
+	}
+	if strings.Join(refs, ",") != "nika:teleport,nika deploy" {
+		t.Fatalf("corrections %v", refs)
+	}
+	h.close()
+	if gitOut(t, repo, "rev-parse", "HEAD") != head {
+		t.Fatal("a reply applied")
+	}
+	prompt, _ := os.ReadFile(filepath.Join(filepath.Dir(repo), "prompt.txt"))
+	for _, leak := range []string{"env-secret-value-4242", "ghp_abcdefghij", repo} {
+		if strings.Contains(string(prompt), leak) {
+			t.Fatalf("the program received %q", leak)
+		}
+	}
+	if !strings.Contains(string(prompt), "## File flows/good.nika.yaml") || !strings.Contains(string(prompt), "[redacted token]") {
+		t.Fatalf("prompt:\n%s", prompt)
+	}
+	// the next session uses the kept choice without asking
+	h2 := startServe(t)
+	if in := h2.hello["intelligence"].(map[string]any); in["kind"] != "app" || in["kept"] != true {
+		t.Fatal(in)
+	}
+	h2.close()
+}

@@ -54,6 +54,9 @@ func File(home string) string { return filepath.Join(home, ".nika", "session-int
 
 // Load reads the kept choice; ok is false when none is kept.
 func Load(home string) (Choice, bool, error) {
+	if home == "" {
+		return Choice{}, false, nil
+	}
 	b, err := os.ReadFile(File(home))
 	if errors.Is(err, fs.ErrNotExist) {
 		return Choice{}, false, nil
@@ -72,6 +75,9 @@ func valid(k string) bool { return k == App || k == API || k == Local || k == No
 
 // Save keeps the choice.
 func Save(home string, c Choice) error {
+	if home == "" || !filepath.IsAbs(home) {
+		return session.Errorf(session.Io, "HOME is not set to a directory, so the choice is not kept · set HOME")
+	}
 	p := File(home)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return session.Errorf(session.Io, "~/.nika could not be created")

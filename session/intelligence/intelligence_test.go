@@ -98,3 +98,15 @@ func TestAskPlainWords(t *testing.T) {
 		t.Fatal(asked)
 	}
 }
+
+func TestNoHomeKeepsNothing(t *testing.T) {
+	if _, ok, err := Load(""); ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if err := Save("", Choice{Kind: None}); err == nil {
+		t.Fatal("saved with no HOME")
+	}
+	if err := Save("relative", Choice{Kind: None}); err == nil {
+		t.Fatal("saved under a relative HOME")
+	}
+}
