@@ -15,6 +15,7 @@ var (
 	gateG  = Trace{ID: "trace-1", Task: "approve", Question: "Deploy?"}
 	gidG   = GateID{Trace: "trace-1", Task: "approve"}
 	gidH   = GateID{Trace: "trace-1", Task: "other"}
+	gateH  = Trace{ID: "trace-1", Task: "other", Question: "Really?"}
 )
 
 // summary names outcomes compactly: kinds, with a refusal's class.
@@ -66,6 +67,8 @@ var states = []state{
 	{"S6 gate G waits", func(m *Machine) { m.ObserveRun(4, gateG) }},
 	{"S7 gate G answered", func(m *Machine) { m.ObserveRun(4, gateG); m.AnswerGate("approve") }},
 	{"S8 P pending and gate G waits", func(m *Machine) { m.Turn(pasteP); m.ObserveRun(4, gateG) }},
+	{"S9 P applied, then Q pending", func(m *Machine) { m.Turn(pasteP); m.Consent("yes"); m.Turn(pasteQ) }},
+	{"S10 gate G replaced by gate H", func(m *Machine) { m.ObserveRun(4, gateG); m.ObserveRun(4, gateH) }},
 }
 
 type call struct {
@@ -141,6 +144,16 @@ var want = map[string][]string{
 		"Applied:P", "Applied:P", "Refusal:StaleRevision", "Refusal:StaleRevision",
 		"Resume:approve", "Refusal:EmptyAnswer", "Resume:approve", "Refusal:StaleRevision",
 		"Proposal:P", "Discarded:P+Answer", "Answer", "GateAsk:approve", "Answer"},
+	"S9 P applied, then Q pending": {
+		"Applied:Q", "Discarded:Q", "Refusal:EmptyAnswer", "Discarded:Q",
+		"Refusal:AlreadyConsumed", "Refusal:AlreadyConsumed", "Applied:Q", "Refusal:StaleRevision",
+		"Refusal:WrongState", "Refusal:WrongState", "Refusal:WrongState", "Refusal:WrongState",
+		"Refusal:AlreadyConsumed", "Discarded:Q+Answer", "Answer", "GateAsk:approve", "Answer"},
+	"S10 gate G replaced by gate H": {
+		"Refusal:WrongState", "Refusal:WrongState", "Refusal:WrongState", "Refusal:WrongState",
+		"Refusal:WrongState", "Refusal:WrongState", "Refusal:WrongState", "Refusal:WrongState",
+		"Resume:other", "Refusal:EmptyAnswer", "Refusal:StaleRevision", "Resume:other",
+		"Proposal:P", "Answer", "Answer", "GateAsk:approve", "Answer"},
 }
 
 func newMachine(t *testing.T, eng *fakeEngine, r Reasoner) *Machine {
@@ -156,6 +169,9 @@ func newMachine(t *testing.T, eng *fakeEngine, r Reasoner) *Machine {
 // each time, and checks the outcome and that the project saw exactly the
 // applies the outcome reports.
 func TestTransitionTable(t *testing.T) {
+	if len(want) != len(states) {
+		t.Fatalf("the table has %d rows for %d states", len(want), len(states))
+	}
 	for _, s := range states {
 		row, ok := want[s.name]
 		if !ok || len(row) != len(calls) {
