@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/nika-dev/nika/checker"
@@ -17,6 +18,8 @@ const Help = `In this session:
   /explain CODE           what a finding code means
   /pending                the proposals waiting for consent
   /log                    the last applied proposals
+  /run WORKFLOW [NAME=VALUE]... [--max-cost-usd N]
+                          the next proposal requests a run of WORKFLOW after a clean apply (/run alone clears it)
   /intelligence           choose where questions go (an app, an API, a local engine, or none)
   /help                   this text
   /quit                   end the session (nothing pending is applied)
@@ -31,6 +34,8 @@ func (m *Machine) command(line string) []Outcome {
 		return []Outcome{Answer{Text: Help}}
 	case "intelligence":
 		return []Outcome{AskIntelligence{}}
+	case "run":
+		return m.runCommand(arg)
 	case "workflows":
 		s, err := m.eng.Snapshot()
 		if err != nil {
@@ -87,4 +92,35 @@ func (m *Machine) command(line string) []Outcome {
 		return []Outcome{Answer{Text: b.String()}}
 	}
 	return refuse(NotAllowed, "/%s is not a command · /help lists them", name)
+}
+
+// runCommand keeps the human's run request for the next proposal.
+func (m *Machine) runCommand(arg string) []Outcome {
+	f := strings.Fields(arg)
+	if len(f) == 0 {
+		m.nextRun = nil
+		return []Outcome{Answer{Text: "no run is requested for the next proposal\n"}}
+	}
+	r := RunRequested{Workflow: strings.TrimPrefix(f[0], "./"), Vars: map[string]string{}}
+	if !strings.HasSuffix(r.Workflow, ".nika.yaml") {
+		return refuse(NotAllowed, "/run takes a workflow first: /run flows/daily.nika.yaml NAME=VALUE")
+	}
+	for i := 1; i < len(f); i++ {
+		if f[i] == "--max-cost-usd" && i+1 < len(f) {
+			v, err := strconv.ParseFloat(f[i+1], 64)
+			if err != nil || v < 0 {
+				return refuse(NotAllowed, "--max-cost-usd takes a number of 0 or more, not %q", f[i+1])
+			}
+			r.MaxCostUSD = v
+			i++
+			continue
+		}
+		k, v, ok := strings.Cut(f[i], "=")
+		if !ok || k == "" {
+			return refuse(NotAllowed, "%q is not NAME=VALUE", f[i])
+		}
+		r.Vars[k] = v
+	}
+	m.nextRun = &r
+	return []Outcome{Answer{Text: fmt.Sprintf("the next proposal requests a run of %s after a clean apply: %s\n", r.Workflow, SuggestedRun(r))}}
 }

@@ -17,6 +17,7 @@ type fakeEngine struct {
 	run      *RunRequested
 	clean    bool
 	applyErr error
+	lastRun  *RunRequested
 }
 
 func newFake() *fakeEngine {
@@ -28,7 +29,11 @@ func idOf(text string) string {
 	return hex.EncodeToString(h[:])
 }
 
-func (f *fakeEngine) Propose(text string) (Staged, error) {
+func (f *fakeEngine) Propose(text string, run *RunRequested) (Staged, error) {
+	f.lastRun = run
+	if run != nil {
+		text += "\x00run " + run.Workflow
+	}
 	id := idOf(text)
 	if s, ok := f.state[id]; ok {
 		return Staged{ID: id, Preview: "preview " + id[:12], State: s}, nil

@@ -46,6 +46,9 @@ type Machine struct {
 
 	named    []string
 	dialogue []Message
+	// nextRun is the run request the human asked for with /run; the next
+	// proposal carries it.
+	nextRun *RunRequested
 }
 
 // New opens a session over a project: it takes the snapshot once. rsn may
@@ -117,9 +120,12 @@ var proposalRe = regexp.MustCompile("(?m)^[ \\t]*(?:(?:```|~~~)[^\\n]*\\bpath=|\
 
 // stage turns text into a proposal that replaces the pending one.
 func (m *Machine) stage(text string) []Outcome {
-	st, err := m.eng.Propose(text)
+	st, err := m.eng.Propose(text, m.nextRun)
 	if err != nil {
 		return refuse(ClassOf(err), "%s", err.Error())
+	}
+	if st.ID != "" {
+		m.nextRun = nil
 	}
 	if st.ID == "" {
 		why := st.Nothing

@@ -324,3 +324,24 @@ func TestReopenedSession(t *testing.T) {
 		t.Fatal(eng.applies)
 	}
 }
+
+func TestRunCommandRidesTheNextProposal(t *testing.T) {
+	eng := newFake()
+	m := newMachine(t, eng, nil)
+	if got := summary(m.Turn("/run a.nika.yaml name=Ada --max-cost-usd 0.5")); got != "Answer" {
+		t.Fatal(got)
+	}
+	for _, bad := range []string{"/run notes.txt", "/run a.nika.yaml name", "/run a.nika.yaml --max-cost-usd -1"} {
+		if got := summary(m.Turn(bad)); got != "Refusal:NotAllowed" {
+			t.Errorf("%s: %s", bad, got)
+		}
+	}
+	m.Turn(pasteP)
+	if r := eng.lastRun; r == nil || r.Workflow != "a.nika.yaml" || r.Vars["name"] != "Ada" || r.MaxCostUSD != 0.5 {
+		t.Fatalf("%+v", eng.lastRun)
+	}
+	m.Turn(pasteQ)
+	if eng.lastRun != nil {
+		t.Fatal("the run request rode a second proposal")
+	}
+}

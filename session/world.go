@@ -7,8 +7,10 @@ import "context"
 // should be an *Error, so that the machine can pass its class on.
 type Engine interface {
 	// Propose stages text (a model's reply, a patch, a diff) as
-	// `nika propose` would, with the format detected.
-	Propose(text string) (Staged, error)
+	// `nika propose` would, with the format detected. run, when not nil,
+	// is the human's run request, carried by the proposal (and so shown
+	// in its preview and bound by its id).
+	Propose(text string, run *RunRequested) (Staged, error)
 	// Apply applies a pending proposal, runs the post-apply check and
 	// records its verdict. Only the machine's consent calls reach it.
 	Apply(id string) (ApplyResult, error)

@@ -96,8 +96,12 @@ func (e *Engine) fail(err error) error {
 }
 
 // Propose stages text with the format detected, as nika propose does.
-func (e *Engine) Propose(text string) (session.Staged, error) {
-	p, err := flow.Propose(e.Repo, flow.ProposeInput{Input: []byte(text), Format: "auto"})
+func (e *Engine) Propose(text string, run *session.RunRequested) (session.Staged, error) {
+	in := flow.ProposeInput{Input: []byte(text), Format: "auto"}
+	if run != nil {
+		in.Run = &flow.RunInput{Workflow: run.Workflow, Vars: run.Vars, MaxCostUSD: run.MaxCostUSD}
+	}
+	p, err := flow.Propose(e.Repo, in)
 	if err != nil {
 		return session.Staged{}, e.fail(err)
 	}
