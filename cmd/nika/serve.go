@@ -65,6 +65,7 @@ func (d *door) serve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	eng.Color = false // a preview in JSON is plain text
 	home, _ := os.UserHomeDir()
 	choice, kept, lerr := intelligence.Load(home)
 	if !kept {
