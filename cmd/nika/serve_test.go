@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -287,4 +289,38 @@ func TestServeStdioIntelligence(t *testing.T) {
 		t.Fatal(in)
 	}
 	h2.close()
+}
+
+// TestServeStdioLocalEngine: the "local engine" choice talks OpenAI chat
+// completions to a server on this machine (here a loopback httptest).
+func TestServeStdioLocalEngine(t *testing.T) {
+	sessionRepo(t)
+	var got struct {
+		Model    string `json:"model"`
+		Messages []struct{ Role, Content string }
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
+			w.WriteHeader(404)
+			return
+		}
+		json.NewDecoder(r.Body).Decode(&got)
+		w.Write([]byte(`{"choices":[{"message":{"role":"assistant","content":"flows/good.nika.yaml greets; see NIKA-NOPE-001"}}]}`))
+	}))
+	defer srv.Close()
+	h := startServe(t)
+	defer h.close()
+	if got := kinds(h.call(map[string]any{"call": "intelligence", "choice": map[string]any{"kind": "local", "engine": "ollama", "url": srv.URL, "model": "llama3.2"}})); got != "answer" {
+		t.Fatal(got)
+	}
+	out := h.call(map[string]any{"call": "turn", "text": "what does flows/good.nika.yaml do?"})
+	if kinds(out) != "answer" || !strings.Contains(out[0]["text"].(string), "greets") || len(out[0]["corrections"].([]any)) != 1 {
+		t.Fatal(out)
+	}
+	if got.Model != "llama3.2" || len(got.Messages) != 2 || !strings.Contains(got.Messages[1].Content, "## File flows/good.nika.yaml") {
+		t.Fatalf("%+v", got)
+	}
+	if got := kinds(h.call(map[string]any{"call": "intelligence", "choice": map[string]any{"kind": "local", "url": "http://192.0.2.1:11434", "model": "m"}})); got != "refusal:NoIntelligence" {
+		t.Fatal(got)
+	}
 }
