@@ -154,13 +154,26 @@ func (c Census) Menu() string {
 func Where(c Choice) string {
 	switch c.Kind {
 	case App:
-		return fmt.Sprintf("your questions, the project's facts and the files you name go to the program %q on this machine, and wherever it sends them", strings.Join(c.Command, " "))
+		return fmt.Sprintf("your questions, the project's facts and the files you name go to the program %q on this machine, and wherever it sends them", shown(c.Command))
 	case API:
 		return fmt.Sprintf("your questions, the project's facts and the files you name go to %s (model %s), with the key from $%s", host(c.URL), c.Model, c.KeyEnv)
 	case Local:
 		return fmt.Sprintf("your questions, the project's facts and the files you name go to the local engine at %s (model %s); they stay on this machine", host(c.URL), c.Model)
 	}
 	return "no intelligence: nothing leaves this machine"
+}
+
+// shown is a command as shown in output: absolute paths by their base
+// name, so that machine output never holds a host path.
+func shown(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if filepath.IsAbs(a) {
+			a = filepath.Base(a)
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
 }
 
 func host(raw string) string {

@@ -110,3 +110,13 @@ func TestNoHomeKeepsNothing(t *testing.T) {
 		t.Fatal("saved under a relative HOME")
 	}
 }
+
+func TestWhereShowsNoHostPath(t *testing.T) {
+	w := Where(Choice{Kind: App, Command: []string{"/home/ada/bin/llm", "-m", "/home/ada/models/x"}})
+	if strings.Contains(w, "/home/ada") || !strings.Contains(w, `"llm -m x"`) {
+		t.Fatal(w)
+	}
+	if w := Where(Choice{Kind: API, URL: "https://api.example.com/v1?key=abc", Model: "m", KeyEnv: "K"}); strings.Contains(w, "key=abc") {
+		t.Fatal(w)
+	}
+}

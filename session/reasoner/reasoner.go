@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"net/url"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -46,7 +47,11 @@ type Command struct {
 
 // Where names the program.
 func (c *Command) Where() string {
-	return fmt.Sprintf("the program %q on this machine (and wherever it sends its prompts)", strings.Join(c.Argv, " "))
+	name := ""
+	if len(c.Argv) > 0 {
+		name = filepath.Base(c.Argv[0])
+	}
+	return fmt.Sprintf("the program %q on this machine (and wherever it sends its prompts)", name)
 }
 
 // Reason runs the program once.
@@ -69,7 +74,7 @@ func (c *Command) Reason(ctx context.Context, b session.Bundle) (string, error) 
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
 	if ctx.Err() == context.DeadlineExceeded {
-		return "", session.Errorf(session.Io, "%s did not answer within %s · try again, or choose another intelligence with /intelligence", c.Argv[0], t)
+		return "", session.Errorf(session.Io, "%s did not answer within %s · try again, or choose another intelligence with /intelligence", filepath.Base(c.Argv[0]), t)
 	}
 	var ee *exec.ExitError
 	switch {
@@ -78,13 +83,13 @@ func (c *Command) Reason(ctx context.Context, b session.Bundle) (string, error) 
 		if msg != "" {
 			msg = ": " + oneLine(msg)
 		}
-		return "", session.Errorf(session.IntelligenceRefused, "%s exited %d%s · check the program, or choose another with /intelligence", c.Argv[0], ee.ExitCode(), msg)
+		return "", session.Errorf(session.IntelligenceRefused, "%s exited %d%s · check the program, or choose another with /intelligence", filepath.Base(c.Argv[0]), ee.ExitCode(), msg)
 	case err != nil:
-		return "", session.Errorf(session.NoIntelligence, "%s could not start (%v) · install it, or choose another with /intelligence", c.Argv[0], errors.Unwrap(err))
+		return "", session.Errorf(session.NoIntelligence, "%s could not start · install it, or choose another with /intelligence", filepath.Base(c.Argv[0]))
 	}
 	reply := strings.TrimSpace(out.String())
 	if reply == "" {
-		return "", session.Errorf(session.IntelligenceRefused, "%s answered nothing", c.Argv[0])
+		return "", session.Errorf(session.IntelligenceRefused, "%s answered nothing", filepath.Base(c.Argv[0]))
 	}
 	return reply + "\n", nil
 }
