@@ -77,6 +77,7 @@ func (d *door) app() *cli.App {
 		Usage:                     "stage a model's proposal as a git commit, preview it exactly, apply it on your yes",
 		HideHelpCommand:           true,
 		DisableSliceFlagSeparator: true,
+		Flags:                     []cli.Flag{jsonFlag},
 		Writer:                    d.stdout,
 		ErrWriter:                 d.stderr,
 		Reader:                    d.stdin,
