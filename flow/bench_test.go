@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
@@ -386,4 +387,28 @@ func BenchmarkVerify(b *testing.B) {
 		cpu.Stop()
 	}
 	cpu.report(b)
+}
+
+// BenchmarkWitness hashes bytes with changeset.WitnessOf (blake3; zeebo/
+// blake3 uses AVX2 when the CPU has it: compare with -tags purego), beside
+// git's blob id (SHA-1) of the same bytes.
+func BenchmarkWitness(b *testing.B) {
+	for _, size := range []int{1 << 10, 16 << 10, 1 << 20, 16 << 20} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(i * 7)
+		}
+		b.Run(fmt.Sprintf("blake3/%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for i := 0; i < b.N; i++ {
+				_ = changeset.WitnessOf(data)
+			}
+		})
+		b.Run(fmt.Sprintf("sha1-blob/%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for i := 0; i < b.N; i++ {
+				_ = gitstage.BlobHash(data)
+			}
+		})
+	}
 }

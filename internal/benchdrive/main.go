@@ -10,11 +10,16 @@
 //	                                   OUT.paths (one path a line)
 //	benchdrive apply REPO ID           apply a pending proposal (consent by the harness)
 //	benchdrive propose-apply REPO FILE propose FILE (a fenced reply) and apply it, in one process
+//	benchdrive time CMD ARGS...        run CMD (stdout to $BENCH_STDOUT or /dev/null), print
+//	                                   "wall_ms cpu_ms peak_rss_kb" (getrusage, µs resolution)
 package main
 
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"syscall"
+	"time"
 	"strconv"
 	"strings"
 
@@ -84,6 +89,8 @@ func run(args []string) error {
 		}
 		_, err = flow.Apply(r, p, consent.Options{Sync: syncWanted(r)})
 		return err
+	case "time":
+		return timeCmd(args[1:])
 	case "propose-apply":
 		if len(args) != 3 {
 			return fmt.Errorf("usage: benchdrive propose-apply REPO FILE")
@@ -111,4 +118,31 @@ func syncWanted(r *gitstage.Repo) bool {
 	_, a := r.Config.Get("core.fsync")
 	_, b := r.Config.Get("core.fsyncMethod")
 	return a || b || r.Config.Bool("core.fsyncObjectFiles", false)
+}
+
+// timeCmd runs a command and prints its wall time, CPU time (user+system)
+// and peak resident memory.
+func timeCmd(argv []string) error {
+	if len(argv) == 0 {
+		return fmt.Errorf("usage: benchdrive time CMD ARGS...")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stderr = os.Stdin, os.Stderr
+	if p := os.Getenv("BENCH_STDOUT"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cmd.Stdout = f
+	}
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %w", argv[0], err)
+	}
+	wall := time.Since(start)
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	fmt.Printf("%.2f %.2f %d\n", float64(wall.Microseconds())/1000, float64(cpu.Microseconds())/1000, ru.Maxrss)
+	return nil
 }

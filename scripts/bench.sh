@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Whole-process benchmark of nika against the git CLI (issue 8).
+#
+#   scripts/bench.sh [SIZES] [CHANGES]     e.g. scripts/bench.sh "1000 100000" "1 10"
+#
+# Builds the nika binary and internal/benchdrive (the harness: it builds
+# the synthetic repositories, writes change sets, and applies a pending
+# proposal by calling flow.Apply directly: the harness supplies the consent
+# that nika apply reads only from a terminal). For every repository size N
+# and change-set size K (K <= N/10), RUNS times (default 5), on the same
+# repository:
+#   nika:  nika propose --json < change.reply ; benchdrive apply REPO ID
+#   git:   git apply --index change.patch ; git commit -q -m ...
+# each a fresh process, timed by benchdrive time (wall, user+sys CPU from
+# getrusage, peak RSS). It prints medians and the ratio nika/git, then: one-file apply vs
+# git update-index of one path; a 10,000-file change set's peak memory;
+# nika verify over 1,000 applied proposals; syscall counts (strace) of a
+# one-file propose+apply at 100,000 files; and the same with fsync on.
+#
+# Environment: RUNS (5), NIKA_BENCH_CACHE (/tmp/nika-bench), OUT (a temp dir).
+set -euo pipefail
+SIZES=${1:-"1000 10000 100000 300000"}
+CHANGES=${2:-"1 10 100 1000"}
+RUNS=${RUNS:-5}
+CACHE=${NIKA_BENCH_CACHE:-/tmp/nika-bench}
+OUT=${OUT:-$(mktemp -d)}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$CACHE" "$OUT/home"
+# Keep Go's caches where they are: the isolated HOME below is for git.
+GOMODCACHE=$(go env GOMODCACHE) GOCACHE=$(go env GOCACHE) GOPATH=$(go env GOPATH)
+export GOMODCACHE GOCACHE GOPATH
+
+export HOME=$OUT/home GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$OUT/home/.gitconfig
+export GIT_AUTHOR_NAME="Bench" GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME="Bench" GIT_COMMITTER_EMAIL=bench@example.com
+export NO_COLOR=1 PAGER=cat GIT_PAGER=cat
+
+(cd "$ROOT" && go build -o "$OUT/nika" ./cmd/nika && go build -o "$OUT/benchdrive" ./internal/benchdrive)
+NIKA=$OUT/nika
+DRIVE=$OUT/benchdrive
+
+echo "# machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB"
+echo "# $(go version | cut -d' ' -f3), $(git --version), load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# runs: $RUNS (medians); times in ms; rss in MB"
+
+# timed CMD...: runs CMD (its stdout in $OUT/stdout), prints "wall_ms cpu_ms peak_rss_kb"
+timed() { BENCH_STDOUT=$OUT/stdout "$DRIVE" time "$@"; }
+median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+col() { awk -v c="$1" '{print $c}' "$2"; }
+
+seq=$(( $(date +%s) % 100000 * 100 ))
+printf "\n%-8s %-6s | %9s %9s %9s %9s | %9s %9s | %7s %7s | %8s %8s\n" files k "propose" "apply" "nika" "nika-cpu" "git" "git-cpu" "ratio" "cpu-r" "nika-rss" "git-rss"
+for n in $SIZES; do
+	repo=$("$DRIVE" synth "$CACHE" "$n")
+	for k in $CHANGES; do
+		[ "$k" -le $((n / 10)) ] || continue
+		: >"$OUT/p"; : >"$OUT/a"; : >"$OUT/g1"; : >"$OUT/g2"
+		git -C "$repo" update-index -q --refresh || true
+		for r in $(seq 1 "$RUNS"); do
+			seq=$((seq + 1))
+			"$DRIVE" change "$repo" "$n" "$k" "$seq" "$OUT/c"
+			(cd "$repo" && timed "$NIKA" propose --json --format reply --allow '**' -m "bench $seq" "$OUT/c.reply") >>"$OUT/p"
+			id=$(jq -r .id "$OUT/stdout")
+			timed "$DRIVE" apply "$repo" "$id" >>"$OUT/a"
+			seq=$((seq + 1))
+			"$DRIVE" change "$repo" "$n" "$k" "$seq" "$OUT/c"
+			(cd "$repo" && timed git apply --index "$OUT/c.patch") >>"$OUT/g1"
+			(cd "$repo" && timed git commit -q -m "git reference $seq") >>"$OUT/g2"
+		done
+		paste "$OUT/p" "$OUT/a" | awk '{print $1+$4, $2+$5, ($3>$6?$3:$6)}' >"$OUT/n"
+		paste "$OUT/g1" "$OUT/g2" | awk '{print $1+$4, $2+$5, ($3>$6?$3:$6)}' >"$OUT/g"
+		pm=$(col 1 "$OUT/p" | median); am=$(col 1 "$OUT/a" | median)
+		nm=$(col 1 "$OUT/n" | median); nc=$(col 2 "$OUT/n" | median); nr=$(col 3 "$OUT/n" | median)
+		gm=$(col 1 "$OUT/g" | median); gc=$(col 2 "$OUT/g" | median); gr=$(col 3 "$OUT/g" | median)
+		printf "%-8s %-6s | %9s %9s %9s %9s | %9s %9s | %7.2f %7.2f | %8.1f %8.1f\n" "$n" "$k" "$pm" "$am" "$nm" "$nc" "$gm" "$gc" \
+			"$(echo "$nm / $gm" | bc -l)" "$(echo "$nc / $gc" | bc -l)" "$(echo "$nr/1024" | bc -l)" "$(echo "$gr/1024" | bc -l)"
+	done
+done
+
+echo
+echo "# apply of one file (benchdrive apply: the transaction, a fresh process) vs git update-index of one path"
+printf "%-8s | %9s %9s | %9s %9s | %7s\n" files apply apply-cpu update-ix ui-cpu ratio
+for n in $SIZES; do
+	repo=$("$DRIVE" synth "$CACHE" "$n")
+	: >"$OUT/a"; : >"$OUT/u"
+	for r in $(seq 1 "$RUNS"); do
+		seq=$((seq + 1))
+		"$DRIVE" change "$repo" "$n" 1 "$seq" "$OUT/c"
+		(cd "$repo" && "$NIKA" propose --json --format reply --allow '**' "$OUT/c.reply" >"$OUT/pj")
+		timed "$DRIVE" apply "$repo" "$(jq -r .id "$OUT/pj")" >>"$OUT/a"
+		p=$(head -1 "$OUT/c.paths")
+		touch "$repo/$p"
+		(cd "$repo" && timed git update-index -- "$p") >>"$OUT/u"
+	done
+	am=$(col 1 "$OUT/a" | median); ac=$(col 2 "$OUT/a" | median); um=$(col 1 "$OUT/u" | median); uc=$(col 2 "$OUT/u" | median)
+	printf "%-8s | %9s %9s | %9s %9s | %7.2f\n" "$n" "$am" "$ac" "$um" "$uc" "$(echo "$am / $um" | bc -l)"
+done
+
+big=$(echo "$SIZES" | tr ' ' '\n' | sort -n | tail -1)
+if [ "$big" -ge 100000 ]; then
+	n=100000
+	repo=$("$DRIVE" synth "$CACHE" "$n")
+	echo
+	echo "# peak memory of propose+apply of a 10,000-file change set at $n files (benchdrive propose-apply, one process)"
+	seq=$((seq + 1))
+	"$DRIVE" change "$repo" "$n" 10000 "$seq" "$OUT/c"
+	newbytes=$(awk '/^```text path=/{f=1; next} /^```$/{f=0; next} f{s+=length($0)+1} END{print s}' "$OUT/c.reply")
+	ix=$(stat -c %s "$repo/.git/index")
+	read -r w c m < <(timed "$DRIVE" propose-apply "$repo" "$OUT/c.reply")
+	echo "wall ${w} ms, cpu ${c} ms, peak rss $((m / 1024)) MB; new bytes $((newbytes / 1024)) KB, index $((ix / 1024)) KB;" \
+		"target 4 x new bytes + index = $(((4 * newbytes + ix) / 1048576)) MB"
+
+	echo
+	echo "# system calls of a one-file propose + apply at $n files (strace -f -c; no walk of the working tree)"
+	if ! command -v strace >/dev/null; then
+		echo "strace is not installed: skipped (apt-get install strace)"
+	else
+		seq=$((seq + 1))
+		"$DRIVE" change "$repo" "$n" 1 "$seq" "$OUT/c"
+		strace -f -c -o "$OUT/strace" "$DRIVE" propose-apply "$repo" "$OUT/c.reply" || true
+		grep -E "calls|getdents|openat|newfstatat|statx|lstat|fsync|rename|total" "$OUT/strace" || true
+	fi
+
+	echo
+	echo "# fsync on (git config core.fsync all): propose + apply of 10 files at $n files"
+	: >"$OUT/s0"; : >"$OUT/s1"
+	for r in $(seq 1 "$RUNS"); do
+		for mode in 0 1; do
+			if [ $mode = 1 ]; then git -C "$repo" config core.fsync all; else git -C "$repo" config --unset core.fsync || true; fi
+			seq=$((seq + 1))
+			"$DRIVE" change "$repo" "$n" 10 "$seq" "$OUT/c"
+			timed "$DRIVE" propose-apply "$repo" "$OUT/c.reply" >>"$OUT/s$mode"
+		done
+	done
+	git -C "$repo" config --unset core.fsync || true
+	echo "without fsync: $(col 1 "$OUT/s0" | median) ms; with fsync: $(col 1 "$OUT/s1" | median) ms"
+fi
+
+echo
+echo "# nika verify over 1,000 applied proposals (the 1,000-file repository)"
+vdir=$CACHE/verify-1000
+if [ ! -f "$vdir/.git/verify-done" ]; then
+	echo "(building $vdir through go test -bench BenchmarkVerify first)"
+	(cd "$ROOT" && NIKA_BENCH_CACHE=$CACHE go test ./flow -run XXX -bench BenchmarkVerify -benchtime 1x >/dev/null)
+fi
+base=$(cat "$vdir/.git/verify-base")
+: >"$OUT/v"
+for r in $(seq 1 "$RUNS"); do
+	(cd "$vdir" && timed "$NIKA" verify --json "$base..HEAD") >>"$OUT/v"
+done
+echo "nika verify $base..HEAD: $(col 1 "$OUT/v" | median) ms (cpu $(col 2 "$OUT/v" | median) ms, rss $(( $(col 3 "$OUT/v" | median | cut -d. -f1) / 1024 )) MB)"
+echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
