@@ -34,6 +34,7 @@ type odb struct {
 	mu       sync.Mutex
 	scanned  bool
 	packSet  string // the sorted .idx names of the last scan
+	packDir  fs.FileInfo // objects/pack as stat'ed at the last scan
 	packs    []*packMap
 	fallback bool            // alternates or an unreadable pack: use go-git
 	deltas   map[deltaKey][]byte // delta bases already inflated, by pack and offset
@@ -87,7 +88,15 @@ func (o *odb) scan() (bool, error) {
 		o.fallback = true
 		return false, nil
 	}
-	ents, err := os.ReadDir(filepath.Join(o.dir, "pack"))
+	// A pack directory whose mtime did not change holds the same packs
+	// (git writes a pack by temp file and rename): one stat, no listing.
+	pdir := filepath.Join(o.dir, "pack")
+	fi, serr := os.Stat(pdir)
+	if serr == nil && o.packDir != nil && o.scanned && fi.ModTime().Equal(o.packDir.ModTime()) && os.SameFile(fi, o.packDir) {
+		return false, nil
+	}
+	o.packDir = fi
+	ents, err := os.ReadDir(pdir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
@@ -298,19 +307,25 @@ func (o *odb) read(h plumbing.Hash) (t plumbing.ObjectType, data []byte, ok bool
 
 var zpool sync.Pool // io.ReadCloser implementing zlib.Resetter
 
-func inflate(src []byte, size int) ([]byte, error) {
+// zreader returns a pooled zlib reader over src; put it back with
+// zpool.Put. A fresh zlib reader allocates about 40 KB of window and
+// tables, more than most objects it inflates.
+func zreader(src []byte) (io.ReadCloser, error) {
 	br := bytes.NewReader(src)
-	var zr io.ReadCloser
 	if v := zpool.Get(); v != nil {
-		zr = v.(io.ReadCloser)
+		zr := v.(io.ReadCloser)
 		if err := zr.(zlib.Resetter).Reset(br, nil); err != nil {
 			return nil, err
 		}
-	} else {
-		var err error
-		if zr, err = zlib.NewReader(br); err != nil {
-			return nil, err
-		}
+		return zr, nil
+	}
+	return zlib.NewReader(br)
+}
+
+func inflate(src []byte, size int) ([]byte, error) {
+	zr, err := zreader(src)
+	if err != nil {
+		return nil, err
 	}
 	defer zpool.Put(zr)
 	out := make([]byte, size)
@@ -325,21 +340,25 @@ func readLoose(path string) (plumbing.ObjectType, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	zr, err := zlib.NewReader(bytes.NewReader(raw))
+	zr, err := zreader(raw)
 	if err != nil {
 		return 0, nil, fmt.Errorf("loose object %s: %w", path, err)
 	}
-	defer zr.Close()
-	var hdr [64]byte
+	defer zpool.Put(zr)
+	// The header is "<type> <size>\x00": read it a byte at a time through
+	// a small buffer (bufio would read past it into the body).
+	var hdr [32]byte
 	n := 0
-	for n < len(hdr) {
+	for ; n < len(hdr); n++ {
 		if _, err := io.ReadFull(zr, hdr[n:n+1]); err != nil {
 			return 0, nil, fmt.Errorf("loose object %s: %w", path, err)
 		}
 		if hdr[n] == 0 {
 			break
 		}
-		n++
+	}
+	if n == len(hdr) {
+		return 0, nil, fmt.Errorf("loose object %s: header too long", path)
 	}
 	typ, sz, found := strings.Cut(string(hdr[:n]), " ")
 	size, perr := strconv.Atoi(sz)

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"syscall"
 	"time"
 	"strconv"
@@ -30,7 +31,23 @@ import (
 )
 
 func main() {
+	if p := os.Getenv("BENCH_CPUPROFILE"); p != "" {
+		f, err := os.Create(p)
+		if err == nil {
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
+	if p := os.Getenv("BENCH_MEMPROFILE"); p != "" {
+		defer func() {
+			if f, err := os.Create(p); err == nil {
+				pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
+	}
 	if err := run(os.Args[1:]); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "benchdrive:", err)
 		os.Exit(1)
 	}
@@ -106,6 +123,9 @@ func run(args []string) error {
 		p, err := flow.Propose(r, flow.ProposeInput{Input: in, Format: "reply", Allow: []string{"**"}, Goal: "bench"})
 		if err != nil {
 			return err
+		}
+		if p.Empty() {
+			return fmt.Errorf("nothing to propose: the files already hold these bytes")
 		}
 		_, err = flow.Apply(r, p, consent.Options{Sync: syncWanted(r)})
 		return err
