@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -74,8 +75,13 @@ func memObject(t plumbing.ObjectType, h plumbing.Hash, b []byte) plumbing.Encode
 	return o
 }
 
+// treeDecodes counts tree decodes, for the test that proves staging
+// decodes only the trees on changed paths.
+var treeDecodes atomic.Int64
+
 // Tree decodes a tree object.
 func (r *Repo) Tree(h plumbing.Hash) (*object.Tree, error) {
+	treeDecodes.Add(1)
 	b, err := r.readObject(plumbing.TreeObject, h)
 	if err != nil {
 		return nil, missingObject("tree", h, err)
