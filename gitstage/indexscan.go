@@ -10,7 +10,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"golang.org/x/sys/unix"
 )
 
 // indexScan answers propose's questions about the index (the entries at a
@@ -55,16 +54,16 @@ func openIndexScan(path string) (*indexScan, error) {
 	if fi.Size() < 12+scanHash || fi.Size() > 1<<31 {
 		return nil, nil
 	}
-	b, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_POPULATE)
+	b, err := mapFile(f, int(fi.Size()), true)
 	if err != nil {
 		return nil, nil
 	}
 	s := &indexScan{b: b}
 	if !s.prepare() {
-		unix.Munmap(b)
+		unmapFile(b)
 		return nil, nil
 	}
-	runtime.AddCleanup(s, func(b []byte) { unix.Munmap(b) }, b)
+	runtime.AddCleanup(s, func(b []byte) { unmapFile(b) }, b)
 	return s, nil
 }
 

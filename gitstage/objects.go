@@ -128,7 +128,6 @@ func (r *Repo) WriteBlob(b []byte) (plumbing.Hash, error) {
 	return h, nil
 }
 
-
 func (r *Repo) writeObject(o interface {
 	Encode(plumbing.EncodedObject) error
 }) (plumbing.Hash, error) {

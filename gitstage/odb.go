@@ -17,7 +17,6 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"golang.org/x/sys/unix"
 )
 
 // odb reads objects the way git does, at a cost that does not grow with
@@ -33,10 +32,10 @@ type odb struct {
 	dir      string // the objects directory
 	mu       sync.Mutex
 	scanned  bool
-	packSet  string // the sorted .idx names of the last scan
+	packSet  string      // the sorted .idx names of the last scan
 	packDir  fs.FileInfo // objects/pack as stat'ed at the last scan
 	packs    []*packMap
-	fallback bool            // alternates or an unreadable pack: use go-git
+	fallback bool                // alternates or an unreadable pack: use go-git
 	deltas   map[deltaKey][]byte // delta bases already inflated, by pack and offset
 	deltaLen int
 }
@@ -73,10 +72,10 @@ func (o *odb) release() {
 
 func (p *packMap) unmap() {
 	if p.idx != nil {
-		unix.Munmap(p.idx)
+		unmapFile(p.idx)
 	}
 	if p.pack != nil {
-		unix.Munmap(p.pack)
+		unmapFile(p.pack)
 	}
 	p.idx, p.pack = nil, nil
 }
@@ -84,6 +83,10 @@ func (p *packMap) unmap() {
 // scan lists objects/pack and maps new packs. It returns whether the set
 // of packs changed.
 func (o *odb) scan() (bool, error) {
+	if !haveMmap {
+		o.fallback = true
+		return false, nil
+	}
 	if _, err := os.Stat(filepath.Join(o.dir, "info", "alternates")); err == nil {
 		o.fallback = true
 		return false, nil
@@ -146,7 +149,7 @@ func (o *odb) scan() (bool, error) {
 	return true, nil
 }
 
-func mapFile(path string) ([]byte, error) {
+func mapPath(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -159,11 +162,11 @@ func mapFile(path string) ([]byte, error) {
 	if fi.Size() == 0 {
 		return nil, fmt.Errorf("%s is empty", path)
 	}
-	return unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	return mapFile(f, int(fi.Size()), false)
 }
 
 func mapPack(base string) (*packMap, error) {
-	idx, err := mapFile(base + ".idx")
+	idx, err := mapPath(base + ".idx")
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +180,7 @@ func mapPack(base string) (*packMap, error) {
 		p.unmap()
 		return nil, fmt.Errorf("%s.idx: truncated", base)
 	}
-	if p.pack, err = mapFile(base + ".pack"); err != nil {
+	if p.pack, err = mapPath(base + ".pack"); err != nil {
 		p.unmap()
 		return nil, err
 	}

@@ -15,7 +15,7 @@ func mapIndex(f *os.File, size int64) ([]byte, func(), error) {
 	if size < 1<<20 || size > 1<<31 {
 		return readIndexBytes(f, size)
 	}
-	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_POPULATE)
+	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE|populateFlag)
 	if err != nil {
 		return readIndexBytes(f, size)
 	}

@@ -19,10 +19,10 @@ import (
 	"os"
 	"os/exec"
 	"runtime/pprof"
-	"syscall"
-	"time"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/flow"

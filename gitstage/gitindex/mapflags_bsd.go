@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package gitindex
+
+const populateFlag = 0

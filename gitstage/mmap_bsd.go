@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package gitstage
+
+const populateFlag = 0

@@ -1,0 +1,5 @@
+package gitstage
+
+import "golang.org/x/sys/unix"
+
+const populateFlag = unix.MAP_POPULATE
