@@ -41,7 +41,7 @@ func (r *Repo) IndexPath() string {
 // indexscan.go can (versions 2 and 3), else with nika's own codec (see
 // gitindex). A missing index is empty.
 func (r *Repo) ReadIndex() (*IndexSnapshot, error) {
-	if sc, err := openIndexScan(r.IndexPath()); err != nil {
+	if sc, err := openIndexScan(r.IndexPath(), r.indexScanSidecar()); err != nil {
 		return nil, IndexError(err)
 	} else if sc != nil {
 		return &IndexSnapshot{sc: sc}, nil

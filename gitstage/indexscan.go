@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -38,7 +39,12 @@ const (
 )
 
 // openIndexScan maps the index at path. (nil, nil) means: use gitindex.
-func openIndexScan(path string) (*indexScan, error) {
+// sidecar, when not "", names a file under .git/nika/ that remembers the
+// sampled offsets of the last index scanned, keyed by the index's trailer
+// (the SHA-1 of all its bytes) and size: a propose that finds the index
+// unchanged since the last one skips the hop, and its cost no longer grows
+// with the index.
+func openIndexScan(path, sidecar string) (*indexScan, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil // gitindex reads a missing index as empty
@@ -54,17 +60,116 @@ func openIndexScan(path string) (*indexScan, error) {
 	if fi.Size() < 12+scanHash || fi.Size() > 1<<31 {
 		return nil, nil
 	}
-	b, err := mapFile(f, int(fi.Size()), true)
+	var trailer [scanHash]byte
+	cached := false
+	if sidecar != "" {
+		if _, err := f.ReadAt(trailer[:], fi.Size()-scanHash); err == nil && trailer != ([scanHash]byte{}) {
+			cached = true
+		}
+	}
+	var samples []int
+	var n, end int
+	if cached {
+		samples, n, end, cached = loadSidecar(sidecar, trailer, fi.Size())
+	}
+	b, err := mapFile(f, int(fi.Size()), !cached)
 	if err != nil {
 		return nil, nil
 	}
 	s := &indexScan{b: b}
+	if cached && s.adopt(samples, n, end) {
+		runtime.AddCleanup(s, func(b []byte) { unmapFile(b) }, b)
+		return s, nil
+	}
 	if !s.prepare() {
 		unmapFile(b)
 		return nil, nil
 	}
+	if sidecar != "" && trailer != ([scanHash]byte{}) {
+		saveSidecar(sidecar, trailer, fi.Size(), s)
+	}
 	runtime.AddCleanup(s, func(b []byte) { unmapFile(b) }, b)
 	return s, nil
+}
+
+const sidecarMagic = "NIKAIXS1"
+
+// loadSidecar reads the remembered samples if they belong to the index
+// with this trailer and size.
+func loadSidecar(path string, trailer [scanHash]byte, size int64) ([]int, int, int, bool) {
+	d, err := os.ReadFile(path)
+	if err != nil || len(d) < 8+scanHash+8+12 || string(d[:8]) != sidecarMagic || string(d[8:8+scanHash]) != string(trailer[:]) {
+		return nil, 0, 0, false
+	}
+	d = d[8+scanHash:]
+	if int64(binary.LittleEndian.Uint64(d)) != size {
+		return nil, 0, 0, false
+	}
+	n := int(binary.LittleEndian.Uint32(d[8:]))
+	end := int(binary.LittleEndian.Uint32(d[12:]))
+	count := int(binary.LittleEndian.Uint32(d[16:]))
+	d = d[20:]
+	if len(d) != 4*count {
+		return nil, 0, 0, false
+	}
+	samples := make([]int, count)
+	for i := range samples {
+		samples[i] = int(binary.LittleEndian.Uint32(d[4*i:]))
+	}
+	return samples, n, end, true
+}
+
+// adopt takes remembered samples after checking that they fit this file:
+// the entry count of the header, increasing offsets inside the entries.
+func (s *indexScan) adopt(samples []int, n, end int) bool {
+	b := s.b
+	if string(b[:4]) != "DIRC" || int(binary.BigEndian.Uint32(b[8:])) != n {
+		return false
+	}
+	if v := binary.BigEndian.Uint32(b[4:]); v != 2 && v != 3 {
+		return false
+	}
+	if len(samples) != (n+scanSample-1)/scanSample || end > len(b)-scanHash || end < 12 {
+		return false
+	}
+	prev := 11
+	for _, o := range samples {
+		if o <= prev || o+scanFixed > end {
+			return false
+		}
+		prev = o
+	}
+	if n > 0 && samples[0] != 12 {
+		return false
+	}
+	s.n, s.end, s.samples = n, end, samples
+	return true
+}
+
+// saveSidecar remembers the samples, best effort (temp file and rename).
+func saveSidecar(path string, trailer [scanHash]byte, size int64, s *indexScan) {
+	d := make([]byte, 0, 8+scanHash+20+4*len(s.samples))
+	d = append(d, sidecarMagic...)
+	d = append(d, trailer[:]...)
+	d = binary.LittleEndian.AppendUint64(d, uint64(size))
+	d = binary.LittleEndian.AppendUint32(d, uint32(s.n))
+	d = binary.LittleEndian.AppendUint32(d, uint32(s.end))
+	d = binary.LittleEndian.AppendUint32(d, uint32(len(s.samples)))
+	for _, o := range s.samples {
+		d = binary.LittleEndian.AppendUint32(d, uint32(o))
+	}
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(dir); err != nil {
+		return // no .git/nika yet: the registry makes it
+	}
+	f, err := os.CreateTemp(dir, ".tmp-index-scan-*")
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(d)
+	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), path) != nil {
+		os.Remove(f.Name())
+	}
 }
 
 // prepare hops over the entries once and checks the extensions; false
@@ -132,6 +237,9 @@ func (s *indexScan) prepare() bool {
 // start.
 func (s *indexScan) nameAt(off int) []byte {
 	b := s.b
+	if off+scanFixed > len(b) {
+		return nil
+	}
 	flags := binary.BigEndian.Uint16(b[off+60:])
 	start := off + scanFixed
 	if flags&0x4000 != 0 {
@@ -261,4 +369,12 @@ func (s *indexScan) children(dir string, fn func(name string) bool) {
 		// Every entry under pre+name+"/" sorts before pre+name+"0".
 		off = s.seek(pre + name + "0")
 	}
+}
+
+// indexScanSidecar is where ReadIndex remembers this worktree's index
+// samples: .git/nika/index-scan-<hash of the index path>, so that linked
+// worktrees (one index each) keep one each.
+func (r *Repo) indexScanSidecar() string {
+	h := BlobHash([]byte(r.IndexPath()))
+	return filepath.Join(r.NikaDir(), "index-scan-"+h.String()[:12])
 }

@@ -57,7 +57,8 @@ func TestIndexScanAgrees(t *testing.T) {
 			g.Git("update-index", "--no-skip-worktree", "d3/s3/f003.txt")
 		}
 		g.Git("update-index", "--index-version", ver)
-		sc, err := openIndexScan(r.IndexPath())
+		side := filepath.Join(t.TempDir(), "index-scan")
+		sc, err := openIndexScan(r.IndexPath(), side)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,12 +71,23 @@ func TestIndexScanAgrees(t *testing.T) {
 		if sc == nil {
 			t.Fatalf("version %s: the scan stepped aside", ver)
 		}
+		// The second open adopts the remembered samples: the same answers.
+		if _, err := os.Stat(side); err != nil {
+			t.Fatalf("v%s: no sidecar written: %v", ver, err)
+		}
+		again, err := openIndexScan(r.IndexPath(), side)
+		if err != nil || again == nil {
+			t.Fatalf("v%s: reopen: %v", ver, err)
+		}
+		if !reflect.DeepEqual(again.samples, sc.samples) || again.end != sc.end || again.n != sc.n {
+			t.Fatalf("v%s: the sidecar's samples differ from a fresh scan", ver)
+		}
 		ix, err := gitindex.ReadFile(r.IndexPath(), 20)
 		if err != nil {
 			t.Fatal(err)
 		}
 		full := &IndexSnapshot{ix: ix}
-		fast := &IndexSnapshot{sc: sc}
+		fast := &IndexSnapshot{sc: again}
 		asks := append([]string{"", "d", "d1", "d2/s2", "d2/s2/f002.txt", "d3/s3/f003.txt", "zzz", "d0/s0/f000.txt/x", "a"}, paths...)
 		for _, p := range paths {
 			asks = append(asks, filepath.ToSlash(filepath.Dir(p)), p+"x", p[:len(p)-1])
@@ -100,5 +112,47 @@ func TestIndexScanAgrees(t *testing.T) {
 		if ver == "3" && !fast.Stages("d3/s3/f003.txt")[0].SkipWorktree {
 			t.Fatal("skip-worktree lost")
 		}
+	}
+}
+
+// TestIndexScanSidecarStale: a sidecar left by another index (the index
+// changed since), or a damaged one, is not adopted; the scan hops again.
+func TestIndexScanSidecarStale(t *testing.T) {
+	g := gittest.New(t)
+	for i := 0; i < 100; i++ {
+		os.WriteFile(filepath.Join(g.Dir, fmt.Sprintf("f%03d.txt", i)), []byte("x\n"), 0o644)
+	}
+	g.Git("add", "-A")
+	r, err := Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	side := filepath.Join(t.TempDir(), "index-scan")
+	if sc, err := openIndexScan(r.IndexPath(), side); err != nil || sc == nil {
+		t.Fatalf("open: %v", err)
+	}
+	old, _ := os.ReadFile(side)
+	os.WriteFile(filepath.Join(g.Dir, "a-new-first-file.txt"), []byte("y\n"), 0o644)
+	g.Git("add", "-A")
+	sc, err := openIndexScan(r.IndexPath(), side)
+	if err != nil || sc == nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	if sc.n != 101 || len(sc.stages("a-new-first-file.txt")) != 1 || len(sc.stages("f050.txt")) != 1 {
+		t.Fatalf("a stale sidecar was adopted: n=%d", sc.n)
+	}
+	// A damaged sidecar with the right key: offsets out of order.
+	cur, _ := os.ReadFile(side)
+	if string(cur) == string(old) {
+		t.Fatal("the sidecar was not rewritten for the new index")
+	}
+	bad := append([]byte(nil), cur...)
+	for i := len(bad) - 8; i < len(bad); i++ {
+		bad[i] = 0xff
+	}
+	os.WriteFile(side, bad, 0o644)
+	sc, err = openIndexScan(r.IndexPath(), side)
+	if err != nil || sc == nil || sc.n != 101 || len(sc.stages("f099.txt")) != 1 {
+		t.Fatalf("a damaged sidecar: %v", err)
 	}
 }
