@@ -194,6 +194,7 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 			return nil, tx.rollback(err)
 		}
 	}
+	vouchRacy(root, ix)
 	data, err := ix.Encode()
 	if err != nil {
 		return nil, tx.rollback(err)
@@ -275,6 +276,30 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 		res.Paths = append(res.Paths, o.path)
 	}
 	return res, nil
+}
+
+// vouchRacy does what git does before it smudges a racily clean entry: it
+// compares the file with the entry. An entry whose file still has the
+// recorded stat data and content keeps its stat data; the others are
+// smudged by Encode, so git looks at them again. Only the entries written
+// in the same second as the index are read (typically the previous apply's
+// own files), so the cost follows the change.
+func vouchRacy(root *safefs.Root, ix *gitindex.Index) {
+	for _, i := range ix.Racy() {
+		e := &ix.Entries[i]
+		if e.Mode != uint32(changeset.ModeFile) && e.Mode != uint32(changeset.ModeExecutable) {
+			continue
+		}
+		info, err := root.Lstat(e.Path)
+		if err != nil || !info.Regular || statOf(&info.Stat) != e.Stat {
+			continue
+		}
+		b, err := root.ReadFile(e.Path)
+		if err != nil || hex.EncodeToString(e.Hash) != gitstage.BlobHash(b).String() {
+			continue
+		}
+		ix.Vouch(i)
+	}
 }
 
 func inject(opt Options, op, path string) error {

@@ -204,3 +204,31 @@ func TestDecideAcceptsOnlyYes(t *testing.T) {
 		}
 	}
 }
+
+// TestBackToBackAppliesLeaveNoSmudgedEntries: the second of two applies in
+// the same second finds the first one's entries racily clean. Like git, it
+// compares them with their files before smudging, so git still trusts them:
+// git diff-files is empty and git apply --index works without a refresh.
+func TestBackToBackAppliesLeaveNoSmudgedEntries(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.nika.yaml", "nika: a0\n")
+	g.Write("b.nika.yaml", "nika: b0\n")
+	g.Commit("base")
+	r, _ := gitstage.Open(g.Dir)
+	for _, in := range []string{"```yaml path=a.nika.yaml\nnika: a1\n```\n", "```yaml path=b.nika.yaml\nnika: b1\n```\n"} {
+		p, err := flow.Propose(r, flow.ProposeInput{Input: []byte(in)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := flow.Apply(r, p, consent.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := g.TryGit("diff-files", "--name-only"); err != nil || out != "" {
+		t.Errorf("git diff-files lists %q (%v): an entry was smudged though its file is clean", out, err)
+	}
+	g.Write("../p.diff", "--- a/a.nika.yaml\n+++ b/a.nika.yaml\n@@ -1 +1 @@\n-nika: a1\n+nika: a2\n")
+	if out, err := g.TryGit("apply", "--index", "../p.diff"); err != nil {
+		t.Errorf("git apply --index after two applies: %v\n%s", err, out)
+	}
+}

@@ -155,3 +155,28 @@ func checkPath(p string) error {
 	}
 	return nil
 }
+
+// Racy lists the entries Encode would smudge as racily clean: entries that
+// Set did not write, whose mtime is not older than the index file's (in
+// whole seconds), and which git would otherwise trust from their stat
+// data.
+func (ix *Index) Racy() []int {
+	if ix.ModTime.IsZero() || ix.noSmudge {
+		return nil
+	}
+	racySec := uint32(ix.ModTime.Unix())
+	var out []int
+	for i := range ix.Entries {
+		e := &ix.Entries[i]
+		if !e.fresh && e.Size != 0 && racySec <= e.Mtime.Sec && !e.AssumeValid && !e.SkipWorktree &&
+			(e.Mode&modeTypeMask == 0o100000 || e.Mode&modeTypeMask == ModeSymlink) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Vouch marks entry i as checked by the caller: its file's stat data is
+// Stat and its content is Hash, so Encode keeps its stat data instead of
+// smudging it (as git does after comparing a racy entry's content).
+func (ix *Index) Vouch(i int) { ix.Entries[i].fresh = true }
