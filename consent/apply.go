@@ -238,6 +238,7 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	}
 	tx.indexed = true
 	tx.r, tx.journal = r, j
+	r.RememberIndex(data) // the next propose skips its scan of this index
 	failpoint("index-renamed", 0)
 
 	// 6. The branch moves by compare-and-swap, with its reflog entry.
