@@ -72,7 +72,9 @@ func (d *door) writeJSON(v any) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := d.stdout.Write(b.Bytes())
+	// Law 7: machine output never holds a host path, whatever a hook or an
+	// OS error put in a text.
+	_, err := io.WriteString(d.stdout, d.scrub(b.String()))
 	return err
 }
 
