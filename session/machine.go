@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nika-dev/nika/checker"
+	"github.com/nika-dev/nika/consent"
 )
 
 // Options shape a machine.
@@ -322,7 +323,7 @@ func (m *Machine) decide(answer string) []Outcome {
 		return refuse(EmptyAnswer, "an empty answer decides nothing · type yes to apply proposal %s, or anything else to discard it", short(m.pending.ID))
 	}
 	id := m.pending.ID
-	if answer != "yes" {
+	if consent.Decide(answer) != consent.Yes { // the one rule for consent: exactly "yes"
 		m.pending = nil
 		m.decided[id] = "discarded"
 		m.lastConsumed = id
