@@ -195,21 +195,18 @@ func (r *resolver) entry(p Path) (Entry, error) {
 	return e, nil
 }
 
-// target checks the entry at a path a change replaces or removes.
-func (r *resolver) present(d *Draft, in *Intent, p Path) (Entry, error) {
-	e, err := r.entry(p)
-	if err != nil {
-		return e, err
-	}
+// notAFile refuses an entry that a change cannot replace or remove: a
+// directory, a symlink or a submodule.
+func (r *resolver) notAFile(d *Draft, in *Intent, p Path, e Entry) error {
 	switch e.Kind {
 	case Dir:
-		return e, Refuse(NotAllowed, "name a file, not a directory", "%spath %s is a directory", r.where(d, in), quote(string(p)))
+		return Refuse(NotAllowed, "name a file, not a directory", "%spath %s is a directory", r.where(d, in), quote(string(p)))
 	case Symlink:
-		return e, Refuse(Unsupported, "edit the file the link points to instead", "%spath %s is a symlink", r.where(d, in), quote(string(p)))
+		return Refuse(Unsupported, "edit the file the link points to instead", "%spath %s is a symlink", r.where(d, in), quote(string(p)))
 	case Submodule:
-		return e, Refuse(Unsupported, "change the submodule in its own repository", "%spath %s is a submodule", r.where(d, in), quote(string(p)))
+		return Refuse(Unsupported, "change the submodule in its own repository", "%spath %s is a submodule", r.where(d, in), quote(string(p)))
 	}
-	return e, nil
+	return nil
 }
 
 func (r *resolver) intent(d *Draft, in *Intent) (Change, bool, error) {
@@ -217,16 +214,18 @@ func (r *resolver) intent(d *Draft, in *Intent) (Change, bool, error) {
 	if err != nil {
 		return Change{}, false, err
 	}
-	e, err := r.present(d, in, p)
+	e, err := r.entry(p)
 	if err != nil {
-		if e.Kind != Dir || (in.Op != OpWrite && in.Op != OpAdd) {
-			return Change{}, false, err
-		}
+		return Change{}, false, err
+	}
+	if e.Kind == Dir && (in.Op == OpWrite || in.Op == OpAdd) {
 		// A new file where the base has a directory: allowed only when the
-		// set deletes every file in it.
+		// set deletes every file in it (checked by typeChanges).
 		r.needEmpty[p] = Refuse(NotAllowed, "delete every file in that directory in the same proposal, or pick another path",
 			"%spath %s is a directory in the project", r.where(d, in), quote(string(p)))
 		e = Entry{Kind: Absent}
+	} else if err := r.notAFile(d, in, p, e); err != nil {
+		return Change{}, false, err
 	}
 	c := Change{Path: p, Class: class}
 	var before *Side

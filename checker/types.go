@@ -1,5 +1,7 @@
 package checker
 
+import "encoding/json"
+
 // Severity says whether a finding blocks (error) or only informs (warning).
 type Severity string
 
@@ -78,3 +80,16 @@ const (
 	KindWorkflow = "workflow"
 	KindProject  = "project"
 )
+
+// MarshalJSON writes every row as a list, [] when empty, never null, so
+// that hosts read one shape.
+func (e Effects) MarshalJSON() ([]byte, error) {
+	type rows Effects // without this method
+	r := rows(e)
+	for _, s := range []*[]string{&r.Reads, &r.Writes, &r.Network, &r.Programs, &r.Tools, &r.Pauses, &r.Env, &r.Models, &r.Secrets} {
+		if *s == nil {
+			*s = []string{}
+		}
+	}
+	return json.Marshal(r)
+}

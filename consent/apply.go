@@ -136,13 +136,11 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	}
 
 	// 3. The journal, before the first write: enough to finish or undo.
-	j := &journal{Version: 1, ID: p.ID, Commit: p.Commit, Base: p.Set.Base, Branch: rec.Branch, Goal: p.Set.Goal, PID: os.Getpid(),
+	j := &journal{Version: 1, ID: p.ID, Commit: p.Commit, Base: p.Set.Base, Branch: rec.Branch, Goal: p.Set.Goal,
 		Locks: stampLocks(r, append([]string{ilock.Path()}, rl.LockFiles()...))}
-	for _, o := range ops {
-		j.Ops = append(j.Ops, jop{Path: string(o.path), Before: sideOf(o.before), After: sideOf(o.after)})
-	}
 	for i := range ops {
-		j.Ops[i].Temp = tempFor(p.ID, i, &ops[i])
+		o := &ops[i]
+		j.Ops = append(j.Ops, jop{Path: string(o.path), Before: sideOf(o.before), After: sideOf(o.after), Temp: tempFor(p.ID, i, o)})
 	}
 	jf, err := openJournal(r, j)
 	if err != nil {
@@ -175,7 +173,7 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 		return nil, tx.rollback(err)
 	}
 
-	// 4. The index: only the touched entries change.
+	// 5. The index: only the touched entries change.
 	for _, o := range ops {
 		if o.after == nil {
 			ix.Remove(string(o.path))
@@ -222,7 +220,7 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 		return nil, tx.rollback(err)
 	}
 
-	// 5. The index is renamed before the branch moves. git commit does the
+	// 6. The index is renamed before the branch moves. git commit does the
 	// reverse, but git reads the index before it takes index.lock: a git
 	// commit that read HEAD after the branch moved but the index before
 	// the rename would then write back an index that lacks this apply.
@@ -241,7 +239,7 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	r.RememberIndex(data) // the next propose skips its scan of this index
 	failpoint("index-renamed", 0)
 
-	// 6. The branch moves by compare-and-swap, with its reflog entry.
+	// 7. The branch moves by compare-and-swap, with its reflog entry.
 	if err := fault("ref", 0); err != nil {
 		return nil, tx.rollback(err)
 	}
@@ -258,19 +256,18 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 		return nil, err
 	}
 	failpoint("reflogged", 0)
+	rec.State, rec.Applied, rec.Decided = gitstage.Applied, p.Commit, time.Now().Unix()
+	recErr := r.SaveRecord(rec)
 	if left := tx.finish(); len(left) > 0 {
 		// Applied, but our temp files could not be removed: the journal
 		// stays, so that nika recover removes them.
 		tx.keepJournal = true
-		rec.State, rec.Applied, rec.Decided = gitstage.Applied, p.Commit, time.Now().Unix()
-		r.SaveRecord(rec)
 		return nil, &changeset.Error{Class: changeset.Io,
 			Text: fmt.Sprintf("the proposal was applied, but nika could not remove its temp files %s", strings.Join(left, ", ")),
 			Hint: "fix the cause, then run nika recover to remove them"}
 	}
-	rec.State, rec.Applied, rec.Decided = gitstage.Applied, p.Commit, time.Now().Unix()
-	if err := r.SaveRecord(rec); err != nil {
-		return nil, err
+	if recErr != nil {
+		return nil, recErr
 	}
 	res := &Result{Commit: p.Commit}
 	for _, o := range ops {

@@ -26,7 +26,6 @@ type journal struct {
 	Base    string      `json:"base"`
 	Branch  string      `json:"branch"`
 	Goal    string      `json:"goal"`
-	PID     int         `json:"pid"`
 	Locks   []lockStamp `json:"locks"`
 	Ops     []jop       `json:"ops"`
 }

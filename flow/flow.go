@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -193,9 +194,9 @@ func Load(r *gitstage.Repo, id string) (*Proposed, error) {
 	return out, nil
 }
 
-// Pending refuses a proposal that was already decided, and marks a pending
-// one stale when HEAD has moved on from its base.
-func Pending(r *gitstage.Repo, p *Proposed) error {
+// Pending refuses a proposal that was already decided (applied or
+// discarded): a consent answers one proposal, once.
+func Pending(p *Proposed) error {
 	switch p.Record.State {
 	case gitstage.Applied, gitstage.Discarded:
 		return changeset.Refuse(changeset.AlreadyConsumed, "propose again to get a new preview",
@@ -206,7 +207,7 @@ func Pending(r *gitstage.Repo, p *Proposed) error {
 
 // Apply carries out a yes for a pending proposal.
 func Apply(r *gitstage.Repo, p *Proposed, opt consent.Options) (*consent.Result, error) {
-	if err := Pending(r, p); err != nil {
+	if err := Pending(p); err != nil {
 		return nil, err
 	}
 	// A refusal writes nothing, not even the record: whether a pending
@@ -216,7 +217,7 @@ func Apply(r *gitstage.Repo, p *Proposed, opt consent.Options) (*consent.Result,
 
 // IsStale reports whether a pending proposal no longer fits HEAD: HEAD is
 // on another branch, or the branch moved from the proposal's base.
-func IsStale(r *gitstage.Repo, rec *gitstage.Record, head gitstage.Head) bool {
+func IsStale(rec *gitstage.Record, head gitstage.Head) bool {
 	if rec.State != gitstage.Pending {
 		return false
 	}
@@ -229,10 +230,10 @@ func IsStale(r *gitstage.Repo, rec *gitstage.Record, head gitstage.Head) bool {
 
 // Discard marks a proposal discarded. Its objects stay until git gc.
 func Discard(r *gitstage.Repo, p *Proposed) error {
-	if err := Pending(r, p); err != nil {
+	if err := Pending(p); err != nil {
 		return err
 	}
-	p.Record.State = gitstage.Discarded
+	p.Record.State, p.Record.Decided = gitstage.Discarded, time.Now().Unix()
 	return r.SaveRecord(p.Record)
 }
 

@@ -91,3 +91,33 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// Accepted is what a human's yes did: the apply, and the post-apply
+// verdict (NoteErr says when it could not be recorded as a git note).
+type Accepted struct {
+	Result  *consent.Result
+	Verdict hooks.Verdict
+	NoteErr error
+}
+
+// Accept carries out a human's yes for a pending proposal, the same for
+// every door: it snapshots the hooks, applies (rolling back on SIGINT or
+// SIGTERM until the branch moves, and fsyncing when git's configuration
+// asks), then runs the post-apply check and hooks and records the verdict.
+func Accept(ctx context.Context, r *gitstage.Repo, p *Proposed, hopt hooks.Options) (*Accepted, error) {
+	if err := Pending(p); err != nil {
+		return nil, err
+	}
+	hs, err := PrepareHooks(r)
+	if err != nil {
+		return nil, err
+	}
+	interrupted, stop := consent.WatchSignals()
+	res, err := Apply(r, p, consent.Options{Sync: r.SyncWanted(), Interrupted: interrupted})
+	stop()
+	if err != nil {
+		return nil, err
+	}
+	v, noteErr := PostApply(ctx, r, p, res, hs, hopt)
+	return &Accepted{Result: res, Verdict: v, NoteErr: noteErr}, nil
+}

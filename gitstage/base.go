@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
@@ -42,7 +41,10 @@ func (r *Repo) OpenBase() (*Base, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.checkInProgress(b.index); err != nil {
+	// A merge, cherry-pick, revert or rebase owns the index and HEAD. (An
+	// unmerged entry on a target is refused by Entry; one anywhere else by
+	// the apply, which decodes the whole index under its lock.)
+	if err := r.InProgress(); err != nil {
 		return nil, err
 	}
 	b.crlf, _ = r.Config.Get("core.autocrlf")
@@ -236,13 +238,6 @@ func isNotDir(err error) bool {
 	return false
 }
 
-// HeadTreeHash is HEAD's root tree, zero when unborn.
-func (b *Base) HeadTreeHash() plumbing.Hash {
-	if t := b.trees[""]; t != nil {
-		return t.Hash
-	}
-	return plumbing.ZeroHash
-}
 
 // TreeBase is a base view over a given commit's tree, for restaging a
 // subset of an existing proposal: it reads trees only, never the index or
@@ -318,14 +313,6 @@ func (b *Base) Files(dir changeset.Path) ([]changeset.Path, error) {
 		err = nil
 	}
 	return out, err
-}
-
-// checkInProgress refuses while git is in the middle of an operation that
-// owns the index and HEAD: a merge, cherry-pick, revert or rebase. (An
-// unmerged entry on a target is refused by Entry; one anywhere else is
-// refused by the apply, which decodes the whole index under its lock.)
-func (r *Repo) checkInProgress(ix *IndexSnapshot) error {
-	return r.InProgress()
 }
 
 // InProgress refuses while git is in the middle of a merge, cherry-pick,

@@ -67,11 +67,10 @@ func (r *Repo) ReadBlob(h plumbing.Hash) ([]byte, error) {
 }
 
 // memObject wraps bytes read by odb for go-git's decoders.
-func memObject(t plumbing.ObjectType, h plumbing.Hash, b []byte) plumbing.EncodedObject {
+func memObject(t plumbing.ObjectType, b []byte) plumbing.EncodedObject {
 	o := &plumbing.MemoryObject{}
 	o.SetType(t)
 	o.Write(b)
-	_ = h
 	return o
 }
 
@@ -87,7 +86,7 @@ func (r *Repo) Tree(h plumbing.Hash) (*object.Tree, error) {
 		return nil, missingObject("tree", h, err)
 	}
 	t := &object.Tree{}
-	if err := t.Decode(memObject(plumbing.TreeObject, h, b)); err != nil {
+	if err := t.Decode(memObject(plumbing.TreeObject, b)); err != nil {
 		return nil, missingObject("tree", h, err)
 	}
 	t.Hash = h
@@ -101,7 +100,7 @@ func (r *Repo) Commit(h plumbing.Hash) (*object.Commit, error) {
 		return nil, missingObject("commit", h, err)
 	}
 	c := &object.Commit{}
-	if err := c.Decode(memObject(plumbing.CommitObject, h, b)); err != nil {
+	if err := c.Decode(memObject(plumbing.CommitObject, b)); err != nil {
 		return nil, missingObject("commit", h, err)
 	}
 	c.Hash = h
@@ -293,3 +292,13 @@ func missingObject(kind string, h plumbing.Hash, err error) error {
 
 // modeOf converts a git tree mode.
 func modeOf(m filemode.FileMode) changeset.Mode { return changeset.Mode(m) }
+
+// SyncWanted reports whether git's configuration asks for durability at all
+// (core.fsync, core.fsyncMethod or core.fsyncObjectFiles): the apply then
+// fsyncs each file and directory before the branch moves. By default, as
+// in git, nothing is fsynced.
+func (r *Repo) SyncWanted() bool {
+	_, a := r.Config.Get("core.fsync")
+	_, b := r.Config.Get("core.fsyncMethod")
+	return a || b || r.Config.Bool("core.fsyncObjectFiles", false)
+}

@@ -177,9 +177,6 @@ func (r *Repo) ReflogHas(ref string, new plumbing.Hash) bool {
 	return strings.Contains(string(b), " "+new.String()+" ")
 }
 
-// RefPath is the loose file of a ref.
-func (r *Repo) RefPath(name string) string { return r.refPath(name) }
-
 // appendReflog appends one line to logs/<ref>, creating it as git does when
 // core.logAllRefUpdates is on (the default with a working tree).
 func (r *Repo) appendReflog(ref, line string) error {

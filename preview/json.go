@@ -137,57 +137,19 @@ func jsonSideOf(s *changeset.Side) *jsonSide {
 }
 
 type jsonAudit struct {
-	Path     string        `json:"path"`
-	Kind     string        `json:"kind"`
-	Clean    bool          `json:"clean"`
-	Findings []jsonFinding `json:"findings"`
-	Effects  *jsonEffects  `json:"effects"`
-}
-
-type jsonFinding struct {
-	Code     string `json:"code"`
-	Category string `json:"category"`
-	Severity string `json:"severity"`
-	Message  string `json:"message"`
-	Line     int    `json:"line"`
-	Col      int    `json:"col"`
-	Fix      string `json:"fix"`
-}
-
-type jsonEffects struct {
-	Reads    []string `json:"reads"`
-	Writes   []string `json:"writes"`
-	Network  []string `json:"network"`
-	Programs []string `json:"programs"`
-	Tools    []string `json:"tools"`
-	Pauses   []string `json:"pauses"`
-	Env      []string `json:"env"`
-	Models   []string `json:"models"`
-	Secrets  []string `json:"secrets"`
-	Spend    string   `json:"spend"`
+	Path     string            `json:"path"`
+	Kind     string            `json:"kind"`
+	Clean    bool              `json:"clean"`
+	Findings []checker.Finding `json:"findings"`
+	Effects  *checker.Effects  `json:"effects"`
 }
 
 func jsonAuditOf(r checker.Report) jsonAudit {
-	a := jsonAudit{Path: r.Path, Kind: r.Kind, Clean: r.Clean(), Findings: make([]jsonFinding, 0, len(r.Findings))}
-	for _, f := range r.Findings {
-		a.Findings = append(a.Findings, jsonFinding{f.Code, f.Category, string(f.Severity), f.Message, f.Line, f.Col, f.Fix})
-	}
-	if e := r.Effects; e != nil {
-		a.Effects = &jsonEffects{
-			Reads: nonNil(e.Reads), Writes: nonNil(e.Writes), Network: nonNil(e.Network),
-			Programs: nonNil(e.Programs), Tools: nonNil(e.Tools), Pauses: nonNil(e.Pauses),
-			Env: nonNil(e.Env), Models: nonNil(e.Models), Secrets: nonNil(e.Secrets),
-			Spend: e.Spend,
-		}
+	a := jsonAudit{Path: r.Path, Kind: r.Kind, Clean: r.Clean(), Findings: r.Findings, Effects: r.Effects}
+	if a.Findings == nil {
+		a.Findings = []checker.Finding{}
 	}
 	return a
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 type jsonRepair struct {

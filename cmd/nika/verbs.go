@@ -10,10 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
-	"sync/atomic"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -164,7 +161,7 @@ func (d *door) apply(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := flow.Pending(r, p); err != nil {
+	if err := flow.Pending(p); err != nil {
 		return err
 	}
 	if only, ex := c.StringSlice("only"), c.StringSlice("exclude"); len(only) > 0 || len(ex) > 0 {
@@ -197,10 +194,7 @@ func (d *door) apply(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(tty, "Apply proposal %s to %s? Type yes to apply; anything else discards it: ", p.Proposal.ID[:12], branchName(p.Record.Branch))
-	line, err := bufio.NewReader(io.LimitReader(tty, 4096)).ReadString('\n')
-	if err != nil && line == "" {
-		line = ""
-	}
+	line, _ := bufio.NewReader(io.LimitReader(tty, 4096)).ReadString('\n')
 	if consent.Decide(line) != consent.Yes {
 		if err := flow.Discard(r, p); err != nil {
 			return err
@@ -212,23 +206,7 @@ func (d *door) apply(c *cli.Context) error {
 		fmt.Fprintf(d.stderr, "not applied: the answer was not yes · proposal %s is discarded\n", p.Proposal.ID[:12])
 		return exitErr(exitCode(changeset.NoConsent))
 	}
-	hs, err := flow.PrepareHooks(r)
-	if err != nil {
-		return err
-	}
-	// Ctrl-C (SIGINT) or SIGTERM during the apply rolls it back, until the
-	// branch moves; after that the apply completes.
-	var interrupted atomic.Bool
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
-		if _, ok := <-sigs; ok {
-			interrupted.Store(true)
-		}
-	}()
-	res, err := flow.Apply(r, p, consent.Options{Sync: fsyncWanted(r), Interrupted: interrupted.Load})
-	signal.Stop(sigs)
-	close(sigs)
+	acc, err := flow.Accept(context.Background(), r, p, hooks.Options{})
 	if err != nil {
 		if errors.Is(err, consent.ErrInterrupted) {
 			d.note("interrupted: the apply was rolled back; nothing was applied")
@@ -236,16 +214,15 @@ func (d *door) apply(c *cli.Context) error {
 		return err
 	}
 	if !d.json {
-		fmt.Fprintf(d.stdout, "applied %s: %s is now at %s (%d file(s))\n", p.Proposal.ID[:12], branchName(p.Record.Branch), res.Commit[:12], len(res.Paths))
+		fmt.Fprintf(d.stdout, "applied %s: %s is now at %s (%d file(s))\n", p.Proposal.ID[:12], branchName(p.Record.Branch), acc.Result.Commit[:12], len(acc.Result.Paths))
 	}
-	return d.afterApply(r, p, res, hs)
+	return d.afterApply(r, p, acc)
 }
 
-// afterApply runs the post-apply check and hooks, records the verdict as a
-// git note, tells the human, and then carries out (or withholds) the run
-// request.
-func (d *door) afterApply(r *gitstage.Repo, p *flow.Proposed, res *consent.Result, hs *hooks.Set) error {
-	v, noteErr := flow.PostApply(context.Background(), r, p, res, hs, hooks.Options{})
+// afterApply tells the human the post-apply verdict (already recorded as a
+// git note), and then carries out (or withholds) the run request.
+func (d *door) afterApply(r *gitstage.Repo, p *flow.Proposed, acc *flow.Accepted) error {
+	res, v, noteErr := acc.Result, acc.Verdict, acc.NoteErr
 	out := map[string]any{"type": "applied", "id": p.Proposal.ID, "commit": res.Commit, "branch": branchName(p.Record.Branch),
 		"paths": pathStrings(res.Paths), "verdict": v, "clean": v.Clean()}
 	if noteErr != nil {
@@ -303,12 +280,6 @@ func (d *door) afterApply(r *gitstage.Repo, p *flow.Proposed, res *consent.Resul
 	return nil
 }
 
-func fsyncWanted(r *gitstage.Repo) bool {
-	_, a := r.Config.Get("core.fsync")
-	_, b := r.Config.Get("core.fsyncMethod")
-	return a || b || r.Config.Bool("core.fsyncObjectFiles", false)
-}
-
 func branchName(ref string) string {
 	if ref == "" {
 		return "HEAD (detached)"
@@ -358,7 +329,7 @@ func (d *door) list(c *cli.Context) error {
 			continue
 		}
 		state := string(rec.State)
-		if flow.IsStale(r, rec, head) {
+		if flow.IsStale(rec, head) {
 			state = string(gitstage.Stale)
 		}
 		var base any

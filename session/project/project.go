@@ -15,19 +15,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync/atomic"
-	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/checker"
-	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/hooks"
@@ -127,30 +122,11 @@ func (e *Engine) Apply(id string) (session.ApplyResult, error) {
 	if err != nil {
 		return session.ApplyResult{}, e.fail(err)
 	}
-	if err := flow.Pending(r, p); err != nil {
-		return session.ApplyResult{}, e.fail(err)
-	}
-	hs, err := flow.PrepareHooks(r)
+	acc, err := flow.Accept(context.Background(), r, p, e.Hooks)
 	if err != nil {
 		return session.ApplyResult{}, e.fail(err)
 	}
-	// Ctrl-C (SIGINT) or SIGTERM during the apply rolls it back, until the
-	// branch moves; after that the apply completes (as nika apply does).
-	var interrupted atomic.Bool
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
-		if _, ok := <-sigs; ok {
-			interrupted.Store(true)
-		}
-	}()
-	res, err := flow.Apply(r, p, consent.Options{Sync: fsyncWanted(r), Interrupted: interrupted.Load})
-	signal.Stop(sigs)
-	close(sigs)
-	if err != nil {
-		return session.ApplyResult{}, e.fail(err)
-	}
-	v, noteErr := flow.PostApply(context.Background(), r, p, res, hs, e.Hooks)
+	res, v, noteErr := acc.Result, acc.Verdict, acc.NoteErr
 	a := session.Applied{ID: p.Proposal.ID, Commit: res.Commit, Branch: gitstage.ShortBranch(p.Record.Branch), Clean: v.Clean(), Note: e.Scrub(v.Text())}
 	for _, path := range res.Paths {
 		a.Paths = append(a.Paths, string(path))
@@ -173,13 +149,6 @@ func (e *Engine) Apply(id string) (session.ApplyResult, error) {
 		out.Run = &session.RunRequested{Workflow: string(run.Workflow), Vars: run.Vars, MaxCostUSD: run.MaxCostUSD}
 	}
 	return out, nil
-}
-
-// fsyncWanted follows git's own fsync settings, as nika apply does.
-func fsyncWanted(r *gitstage.Repo) bool {
-	_, a := r.Config.Get("core.fsync")
-	_, b := r.Config.Get("core.fsyncMethod")
-	return a || b || r.Config.Bool("core.fsyncObjectFiles", false)
 }
 
 // Discard discards a pending proposal.
