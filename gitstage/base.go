@@ -238,7 +238,6 @@ func isNotDir(err error) bool {
 	return false
 }
 
-
 // TreeBase is a base view over a given commit's tree, for restaging a
 // subset of an existing proposal: it reads trees only, never the index or
 // the working tree. head names the branch the proposal was built for.
