@@ -256,7 +256,7 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 		return nil, err
 	}
 	failpoint("reflogged", 0)
-	rec.State, rec.Applied, rec.Decided = gitstage.Applied, p.Commit, time.Now().Unix()
+	rec.State, rec.Decided = gitstage.Applied, time.Now().Unix()
 	recErr := r.SaveRecord(rec)
 	if left := tx.finish(); len(left) > 0 {
 		// Applied, but our temp files could not be removed: the journal

@@ -127,7 +127,7 @@ func recoverOne(r *gitstage.Repo, id string) (Recovery, error) {
 			}
 		}
 		if rec, err := r.Find(j.ID); err == nil && rec.State != gitstage.Applied {
-			rec.State, rec.Applied, rec.Decided = gitstage.Applied, j.Commit, time.Now().Unix()
+			rec.State, rec.Decided = gitstage.Applied, time.Now().Unix()
 			r.SaveRecord(rec)
 		}
 		out.State = "applied"

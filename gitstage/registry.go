@@ -35,8 +35,6 @@ type Record struct {
 	State   State  `json:"state"`
 	Created int64  `json:"created"`
 	Decided int64  `json:"decided,omitempty"`
-	// Applied is the commit the branch moved to (the proposal commit).
-	Applied string `json:"applied,omitempty"`
 	// Notes is what the door showed beside the preview that git cannot
 	// re-derive (the fix ladder's repairs), opaque to gitstage.
 	Notes json.RawMessage `json:"notes,omitempty"`

@@ -41,7 +41,7 @@ func (d *door) readInput(c *cli.Context, max int) ([]byte, error) {
 		return nil, changeset.Refuse(changeset.Io, "", "could not read %s: %v", name, err)
 	}
 	if len(b) > max {
-		return nil, changeset.Refuse(changeset.TooLarge, fmt.Sprintf("split the proposal, or raise the limit with --max-input"),
+		return nil, changeset.Refuse(changeset.TooLarge, "split the proposal, or raise the limit with --max-input",
 			"%s is larger than the limit of %d bytes", name, max)
 	}
 	return b, nil
@@ -126,9 +126,10 @@ func (d *door) propose(c *cli.Context) error {
 		d.note("fix ladder: %s", n)
 	}
 	if p.Record.State != gitstage.Pending {
-		d.note("this proposal was already %s", p.Record.State)
+		d.note("this proposal was already %s; change the input or the goal to propose anew", p.Record.State)
+	} else {
+		d.note("to apply it: nika apply %s", p.Proposal.ID[:12])
 	}
-	d.note("to apply it: nika apply %s", p.Proposal.ID[:12])
 	return nil
 }
 

@@ -267,7 +267,7 @@ func headFiles(base *gitstage.Base) ([]string, error) {
 }
 
 func fact(rec *gitstage.Record) session.Fact {
-	return session.Fact{ID: rec.ID, Goal: rec.Goal, Branch: gitstage.ShortBranch(rec.Branch), State: string(rec.State), Commit: rec.Applied}
+	return session.Fact{ID: rec.ID, Goal: rec.Goal, Branch: gitstage.ShortBranch(rec.Branch), State: string(rec.State), Commit: appliedCommit(rec)}
 }
 
 func (e *Engine) checkOne(p string) session.File {
@@ -384,4 +384,13 @@ func (e *Engine) Lookup(id string) (string, string) {
 		return "", ""
 	}
 	return rec.ID, string(rec.State)
+}
+
+// appliedCommit is the commit an applied proposal's branch moved to: the
+// proposal commit itself; "" while it is not applied.
+func appliedCommit(rec *gitstage.Record) string {
+	if rec.State != gitstage.Applied {
+		return ""
+	}
+	return rec.Commit
 }
