@@ -93,8 +93,13 @@ func (r *Repo) Tree(h plumbing.Hash) (*object.Tree, error) {
 	return t, nil
 }
 
+// commitDecodes counts commit decodes, for the test that proves a range
+// walk stops near the range.
+var commitDecodes atomic.Int64
+
 // Commit decodes a commit object.
 func (r *Repo) Commit(h plumbing.Hash) (*object.Commit, error) {
+	commitDecodes.Add(1)
 	b, err := r.readObject(plumbing.CommitObject, h)
 	if err != nil {
 		return nil, missingObject("commit", h, err)

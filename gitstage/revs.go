@@ -144,29 +144,24 @@ func (r *Repo) resolveGoGit(rev, shown string) (string, error) {
 // newest first by committer date (children before their parents), as git
 // log ^exclude include does. A parent missing from the object database (a
 // shallow clone's boundary) ends the walk there; verify reports it.
+//
+// Both sides are walked together, newest first, and the excluded side
+// paints what it reaches; the walk stops once only painted commits are
+// left (after a few more, for clock skew, as git's own walk does), so
+// `origin/main..HEAD` costs the new commits and the few below them, not the
+// whole history of origin/main.
 func (r *Repo) RevList(include, exclude []string, limit int) ([]*CommitInfo, error) {
 	hidden := map[plumbing.Hash]bool{}
-	var stack []plumbing.Hash
-	for _, x := range exclude {
-		stack = append(stack, plumbing.NewHash(x))
-	}
-	for len(stack) > 0 {
-		h := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if hidden[h] {
-			continue
-		}
-		hidden[h] = true
-		c, err := r.Commit(h)
-		if err != nil {
-			continue
-		}
-		stack = append(stack, c.ParentHashes...)
-	}
-	q := &commitQueue{}
 	seen := map[plumbing.Hash]bool{}
-	push := func(h plumbing.Hash) error {
-		if seen[h] || hidden[h] {
+	q := &commitQueue{}
+	n := 0
+	push := func(h plumbing.Hash, uninteresting bool) error {
+		switch {
+		case uninteresting && hidden[h]:
+			return nil
+		case uninteresting:
+			hidden[h] = true
+		case seen[h] || hidden[h]:
 			return nil
 		}
 		seen[h] = true
@@ -177,23 +172,51 @@ func (r *Repo) RevList(include, exclude []string, limit int) ([]*CommitInfo, err
 			}
 			return err
 		}
-		heap.Push(q, queued{c, len(seen)})
+		n++
+		heap.Push(q, queued{c, n})
 		return nil
 	}
-	for _, x := range include {
-		if err := push(plumbing.NewHash(x)); err != nil {
+	for _, x := range exclude {
+		if err := push(plumbing.NewHash(x), true); err != nil {
 			return nil, err
 		}
 	}
-	var out []*CommitInfo
-	for q.Len() > 0 && (limit <= 0 || len(out) < limit) {
+	for _, x := range include {
+		if err := push(plumbing.NewHash(x), false); err != nil {
+			return nil, err
+		}
+	}
+	const slop = 5 // commits walked past the point where all look painted
+	var candidates []*object.Commit
+	left := slop
+	for q.Len() > 0 {
 		c := heap.Pop(q).(queued).c
-		out = append(out, infoOf(c))
+		paint := hidden[c.Hash]
+		if !paint {
+			candidates = append(candidates, c)
+		}
 		for _, p := range c.ParentHashes {
-			if err := push(p); err != nil {
+			if err := push(p, paint); err != nil {
 				return nil, err
 			}
 		}
+		if q.allHidden(hidden) {
+			if left--; left <= 0 {
+				break
+			}
+		} else {
+			left = slop
+		}
+	}
+	var out []*CommitInfo
+	for _, c := range candidates {
+		if hidden[c.Hash] {
+			continue // painted after it was listed (clock skew)
+		}
+		if limit > 0 && len(out) == limit {
+			break
+		}
+		out = append(out, infoOf(c))
 	}
 	return out, nil
 }
@@ -215,6 +238,15 @@ func (q commitQueue) Less(i, j int) bool {
 	}
 	return q[i].seq < q[j].seq
 }
+func (q commitQueue) allHidden(hidden map[plumbing.Hash]bool) bool {
+	for _, e := range q {
+		if !hidden[e.c.Hash] {
+			return false
+		}
+	}
+	return true
+}
+
 func (q commitQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
 func (q *commitQueue) Push(x any)   { *q = append(*q, x.(queued)) }
 func (q *commitQueue) Pop() any {
