@@ -120,15 +120,22 @@ func (r *Repo) Find(prefix string) (*Record, error) {
 			return rec, nil
 		}
 	}
-	recs, err := r.Records()
-	if err != nil {
-		return nil, err
+	// Names only: a record is read once its name matches.
+	ents, err := os.ReadDir(r.registryDir())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, ioRefusal("read the registry", err)
 	}
 	var hits []*Record
-	for _, rec := range recs {
-		if strings.HasPrefix(rec.ID, prefix) {
-			hits = append(hits, rec)
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || len(id) != 64 || !strings.HasPrefix(id, prefix) {
+			continue
 		}
+		rec, err := r.readRecord(id)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, rec)
 	}
 	switch len(hits) {
 	case 0:
