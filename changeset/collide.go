@@ -3,6 +3,7 @@ package changeset
 import (
 	"strings"
 
+	"github.com/nika-dev/nika/refusal"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -48,7 +49,7 @@ func CheckFolds(base Base, changes []Change) error {
 		if !hit || removed[string(existing)] {
 			continue
 		}
-		return Refuse(NotAllowed, "use the existing name "+quote(string(existing))+", or pick a name that differs in more than case or accents",
+		return refusal.New(refusal.NotAllowed, "use the existing name "+quote(string(existing))+", or pick a name that differs in more than case or accents",
 			"path %s collides with %s, which already exists: on macOS and Windows they are the same file", quote(string(c.Path)), quote(string(existing)))
 	}
 	return nil

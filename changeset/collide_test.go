@@ -3,6 +3,8 @@ package changeset
 import (
 	"strings"
 	"testing"
+
+	"github.com/nika-dev/nika/refusal"
 )
 
 // foldBase is a Base over a list of existing paths that also implements
@@ -55,8 +57,8 @@ func TestCheckFolds(t *testing.T) {
 				}
 				return
 			}
-			if ClassOf(err) != NotAllowed || !strings.Contains(err.Error(), tc.refuse) || !strings.Contains(err.Error(), "collides") {
-				t.Fatalf("err = %v (%s), want NotAllowed naming %s", err, ClassOf(err), tc.refuse)
+			if refusal.ClassOf(err) != refusal.NotAllowed || !strings.Contains(err.Error(), tc.refuse) || !strings.Contains(err.Error(), "collides") {
+				t.Fatalf("err = %v (%s), want NotAllowed naming %s", err, refusal.ClassOf(err), tc.refuse)
 			}
 		})
 	}
@@ -70,24 +72,24 @@ func TestCheckFolds(t *testing.T) {
 func TestParsePathHardening(t *testing.T) {
 	for _, tc := range []struct {
 		path  string
-		class Class
+		class refusal.Class
 		text  string
 	}{
-		{".git::$INDEX_ALLOCATION/config", NotAllowed, "inside .git"},
-		{".GIT:$DATA", NotAllowed, "inside .git"},
-		{"a\u200cb.nika.yaml", Invalid, "invisible"},
-		{".nika/hook\u200ds/x", Invalid, "invisible"},
-		{"x\u2066y", Invalid, "invisible"},
-		{".nika./hooks/x", Invalid, "ends in"},
-		{"dir /x", Invalid, "ends in"},
-		{"COM\u00b9", NotAllowed, "reserved"},
-		{"NIKA~1/hooks/x", NotAllowed, "short name of .nika"},
-		{"nika~9", NotAllowed, "short name of .nika"},
-		{"lpt\u00b3.txt", NotAllowed, "reserved"},
+		{".git::$INDEX_ALLOCATION/config", refusal.NotAllowed, "inside .git"},
+		{".GIT:$DATA", refusal.NotAllowed, "inside .git"},
+		{"a\u200cb.nika.yaml", refusal.Invalid, "invisible"},
+		{".nika/hook\u200ds/x", refusal.Invalid, "invisible"},
+		{"x\u2066y", refusal.Invalid, "invisible"},
+		{".nika./hooks/x", refusal.Invalid, "ends in"},
+		{"dir /x", refusal.Invalid, "ends in"},
+		{"COM\u00b9", refusal.NotAllowed, "reserved"},
+		{"NIKA~1/hooks/x", refusal.NotAllowed, "short name of .nika"},
+		{"nika~9", refusal.NotAllowed, "short name of .nika"},
+		{"lpt\u00b3.txt", refusal.NotAllowed, "reserved"},
 	} {
 		_, err := ParsePath(tc.path)
-		if ClassOf(err) != tc.class || err == nil || !strings.Contains(err.Error(), tc.text) {
-			t.Errorf("ParsePath(%q) = %v (%s), want %s with %q", tc.path, err, ClassOf(err), tc.class, tc.text)
+		if refusal.ClassOf(err) != tc.class || err == nil || !strings.Contains(err.Error(), tc.text) {
+			t.Errorf("ParsePath(%q) = %v (%s), want %s with %q", tc.path, err, refusal.ClassOf(err), tc.class, tc.text)
 		}
 	}
 	for _, ok := range []string{"COM0", "COM10.txt", "lpt.txt", "a.b.c", ".nika/x.nika.yaml", "caf\u00e9.nika.yaml", "x.y/z", "nika~0", "nika~10", "nika~1x"} {

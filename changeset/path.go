@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/nika-dev/nika/refusal"
 )
 
 // Path is a validated repo-relative path: slash-separated, clean, and free of
@@ -47,58 +49,58 @@ func ParsePath(s string) (Path, error) {
 	hint := "name a file relative to the repository root, like dir/file.nika.yaml"
 	switch {
 	case s == "":
-		return "", Refuse(Invalid, hint, "empty path")
+		return "", refusal.New(refusal.Invalid, hint, "empty path")
 	case !utf8.ValidString(s):
-		return "", Refuse(Invalid, hint, "path %s is not valid UTF-8", q)
+		return "", refusal.New(refusal.Invalid, hint, "path %s is not valid UTF-8", q)
 	case len(s) > MaxPathBytes:
-		return "", Refuse(Invalid, "use a shorter path", "path %s is %d bytes, over the limit of %d", q, len(s), MaxPathBytes)
+		return "", refusal.New(refusal.Invalid, "use a shorter path", "path %s is %d bytes, over the limit of %d", q, len(s), MaxPathBytes)
 	}
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return "", Refuse(Invalid, hint, "path %s contains a control character (%U)", q, r)
+			return "", refusal.New(refusal.Invalid, hint, "path %s contains a control character (%U)", q, r)
 		}
 	}
 	if strings.ContainsRune(s, '\\') {
-		return "", Refuse(Invalid, "separate directories with /", "path %s contains a backslash", q)
+		return "", refusal.New(refusal.Invalid, "separate directories with /", "path %s contains a backslash", q)
 	}
 	if strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") {
-		return "", Refuse(NotAllowed, hint, "path %s is absolute", q)
+		return "", refusal.New(refusal.NotAllowed, hint, "path %s is absolute", q)
 	}
 	if len(s) >= 2 && s[1] == ':' && isASCIILetter(s[0]) {
-		return "", Refuse(NotAllowed, hint, "path %s starts with a drive letter", q)
+		return "", refusal.New(refusal.NotAllowed, hint, "path %s starts with a drive letter", q)
 	}
 	if strings.HasSuffix(s, "/") {
-		return "", Refuse(Invalid, hint, "path %s names a directory, not a file", q)
+		return "", refusal.New(refusal.Invalid, hint, "path %s names a directory, not a file", q)
 	}
 	for _, c := range strings.Split(s, "/") {
 		switch c {
 		case "":
-			return "", Refuse(Invalid, hint, "path %s has an empty component", q)
+			return "", refusal.New(refusal.Invalid, hint, "path %s has an empty component", q)
 		case ".":
-			return "", Refuse(Invalid, hint, "path %s has a '.' component", q)
+			return "", refusal.New(refusal.Invalid, hint, "path %s has a '.' component", q)
 		case "..":
-			return "", Refuse(NotAllowed, hint, "path %s contains '..' and could leave the repository", q)
+			return "", refusal.New(refusal.NotAllowed, hint, "path %s contains '..' and could leave the repository", q)
 		}
 		if len(c) > MaxComponentBytes {
-			return "", Refuse(Invalid, "use a shorter name", "path %s has a component of %d bytes, over the limit of %d", q, len(c), MaxComponentBytes)
+			return "", refusal.New(refusal.Invalid, "use a shorter name", "path %s has a component of %d bytes, over the limit of %d", q, len(c), MaxComponentBytes)
 		}
 		if isGitName(c) {
-			return "", Refuse(NotAllowed, "nika never writes git's own files", "path %s is inside .git", q)
+			return "", refusal.New(refusal.NotAllowed, "nika never writes git's own files", "path %s is inside .git", q)
 		}
 		if isShortNikaName(c) {
-			return "", Refuse(NotAllowed, "rename the directory", "path %s uses %q, the Windows short name of .nika, where the hooks that judge an apply live", q, c)
+			return "", refusal.New(refusal.NotAllowed, "rename the directory", "path %s uses %q, the Windows short name of .nika, where the hooks that judge an apply live", q, c)
 		}
 		if r, ok := invisible(c); ok {
-			return "", Refuse(Invalid, "name the file with visible characters", "path %s contains the invisible character %U, which some filesystems drop", q, r)
+			return "", refusal.New(refusal.Invalid, "name the file with visible characters", "path %s contains the invisible character %U, which some filesystems drop", q, r)
 		}
 		if last := c[len(c)-1]; last == '.' || last == ' ' {
-			return "", Refuse(Invalid, "rename the file", "path %s has a name that ends in %q, which Windows drops, so it would name another file", q, string(last))
+			return "", refusal.New(refusal.Invalid, "rename the file", "path %s has a name that ends in %q, which Windows drops, so it would name another file", q, string(last))
 		}
 		if strings.Contains(c, ":") {
-			return "", Refuse(Invalid, hint, "path %s has a ':' in a name, which some filesystems read as a stream", q)
+			return "", refusal.New(refusal.Invalid, hint, "path %s has a ':' in a name, which some filesystems read as a stream", q)
 		}
 		if isWindowsReserved(c) {
-			return "", Refuse(NotAllowed, "rename the file", "path %s uses the reserved device name %q", q, c)
+			return "", refusal.New(refusal.NotAllowed, "rename the file", "path %s uses the reserved device name %q", q, c)
 		}
 	}
 	return Path(s), nil

@@ -3,6 +3,8 @@ package changeset
 import (
 	"path"
 	"strings"
+
+	"github.com/nika-dev/nika/refusal"
 )
 
 // Policy decides which paths a proposal may touch. Workflows and the project
@@ -21,7 +23,7 @@ var reserved = []string{".nika/hooks"}
 func (pol Policy) Check(p Path, class FileClass) error {
 	for _, r := range reserved {
 		if strings.EqualFold(string(p), r) || strings.HasPrefix(strings.ToLower(string(p)), r+"/") {
-			return Refuse(NotAllowed, "change hooks by hand, outside any proposal", "path %s is inside %s, the hooks that judge an apply", quote(string(p)), r)
+			return refusal.New(refusal.NotAllowed, "change hooks by hand, outside any proposal", "path %s is inside %s, the hooks that judge an apply", quote(string(p)), r)
 		}
 	}
 	if class.Audited() {
@@ -32,7 +34,7 @@ func (pol Policy) Check(p Path, class FileClass) error {
 			return nil
 		}
 	}
-	return Refuse(NotAllowed, "if you want it, run again with --allow "+string(p),
+	return refusal.New(refusal.NotAllowed, "if you want it, run again with --allow "+string(p),
 		"path %s is a supporting file that you did not allow", quote(string(p)))
 }
 

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nika-dev/nika/refusal"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -35,7 +36,7 @@ type Entry struct {
 type Base interface {
 	// Entry returns what the base holds at p. For a File it must also
 	// check that the working tree and the index agree with HEAD, and refuse
-	// (Dirty, Unsupported) otherwise; for a missing path it must refuse
+	// (refusal.Dirty, refusal.Unsupported) otherwise; for a missing path it must refuse
 	// if the working tree holds something there (an untracked file).
 	Entry(p Path) (Entry, error)
 }
@@ -144,7 +145,7 @@ func formatName(f string) string {
 func (r *resolver) path(d *Draft, in *Intent, raw string) (Path, FileClass, error) {
 	p, err := ParsePath(raw)
 	if err != nil {
-		var e *Error
+		var e *refusal.Error
 		if errors.As(err, &e) {
 			e.Text = r.where(d, in) + e.Text
 		}
@@ -152,12 +153,12 @@ func (r *resolver) path(d *Draft, in *Intent, raw string) (Path, FileClass, erro
 	}
 	key := strings.ToLower(norm.NFC.String(string(p)))
 	if prev, dup := r.seen[key]; dup {
-		return "", "", Refuse(Invalid, "propose each file once", "%stwo changes name the path %s (the first at line %d)", r.where(d, in), quote(raw), prev)
+		return "", "", refusal.New(refusal.Invalid, "propose each file once", "%stwo changes name the path %s (the first at line %d)", r.where(d, in), quote(raw), prev)
 	}
 	r.seen[key] = in.Line
 	class := Classify(p)
 	if err := r.pol.Check(p, class); err != nil {
-		var e *Error
+		var e *refusal.Error
 		if errors.As(err, &e) {
 			e.Text = r.where(d, in) + e.Text
 		}
@@ -173,11 +174,11 @@ func (r *resolver) path(d *Draft, in *Intent, raw string) (Path, FileClass, erro
 		}
 		switch e.Kind {
 		case Symlink:
-			return "", "", Refuse(NotAllowed, "nika never writes through a symlink", "%spath %s passes through the symlink %s", r.where(d, in), quote(raw), quote(string(parent)))
+			return "", "", refusal.New(refusal.NotAllowed, "nika never writes through a symlink", "%spath %s passes through the symlink %s", r.where(d, in), quote(raw), quote(string(parent)))
 		case Submodule:
-			return "", "", Refuse(NotAllowed, "change the submodule in its own repository", "%spath %s is inside the submodule %s", r.where(d, in), quote(raw), quote(string(parent)))
+			return "", "", refusal.New(refusal.NotAllowed, "change the submodule in its own repository", "%spath %s is inside the submodule %s", r.where(d, in), quote(raw), quote(string(parent)))
 		case File:
-			r.needGone[parent] = Refuse(NotAllowed, "delete that file in the same proposal, or pick another path", "%spath %s needs %s to be a directory, but it is a file", r.where(d, in), quote(raw), quote(string(parent)))
+			r.needGone[parent] = refusal.New(refusal.NotAllowed, "delete that file in the same proposal, or pick another path", "%spath %s needs %s to be a directory, but it is a file", r.where(d, in), quote(raw), quote(string(parent)))
 		}
 	}
 	return p, class, nil
@@ -200,11 +201,11 @@ func (r *resolver) entry(p Path) (Entry, error) {
 func (r *resolver) notAFile(d *Draft, in *Intent, p Path, e Entry) error {
 	switch e.Kind {
 	case Dir:
-		return Refuse(NotAllowed, "name a file, not a directory", "%spath %s is a directory", r.where(d, in), quote(string(p)))
+		return refusal.New(refusal.NotAllowed, "name a file, not a directory", "%spath %s is a directory", r.where(d, in), quote(string(p)))
 	case Symlink:
-		return Refuse(Unsupported, "edit the file the link points to instead", "%spath %s is a symlink", r.where(d, in), quote(string(p)))
+		return refusal.New(refusal.Unsupported, "edit the file the link points to instead", "%spath %s is a symlink", r.where(d, in), quote(string(p)))
 	case Submodule:
-		return Refuse(Unsupported, "change the submodule in its own repository", "%spath %s is a submodule", r.where(d, in), quote(string(p)))
+		return refusal.New(refusal.Unsupported, "change the submodule in its own repository", "%spath %s is a submodule", r.where(d, in), quote(string(p)))
 	}
 	return nil
 }
@@ -221,7 +222,7 @@ func (r *resolver) intent(d *Draft, in *Intent) (Change, bool, error) {
 	if e.Kind == Dir && (in.Op == OpWrite || in.Op == OpAdd) {
 		// A new file where the base has a directory: allowed only when the
 		// set deletes every file in it (checked by typeChanges).
-		r.needEmpty[p] = Refuse(NotAllowed, "delete every file in that directory in the same proposal, or pick another path",
+		r.needEmpty[p] = refusal.New(refusal.NotAllowed, "delete every file in that directory in the same proposal, or pick another path",
 			"%spath %s is a directory in the project", r.where(d, in), quote(string(p)))
 		e = Entry{Kind: Absent}
 	} else if err := r.notAFile(d, in, p, e); err != nil {
@@ -235,10 +236,10 @@ func (r *resolver) intent(d *Draft, in *Intent) (Change, bool, error) {
 	switch in.Op {
 	case OpWrite, OpAdd, OpEdit:
 		if in.Op == OpAdd && before != nil {
-			return c, false, Refuse(NotAllowed, "propose an update of the file instead", "%spath %s already exists", r.where(d, in), quote(in.Path))
+			return c, false, refusal.New(refusal.NotAllowed, "propose an update of the file instead", "%spath %s already exists", r.where(d, in), quote(in.Path))
 		}
 		if in.Op == OpEdit && before == nil {
-			return c, false, Refuse(NotAllowed, "propose it as a new file instead", "%spath %s does not exist, so it cannot be edited", r.where(d, in), quote(in.Path))
+			return c, false, refusal.New(refusal.NotAllowed, "propose it as a new file instead", "%spath %s does not exist, so it cannot be edited", r.where(d, in), quote(in.Path))
 		}
 		after, err := r.after(d, in, before)
 		if err != nil {
@@ -258,7 +259,7 @@ func (r *resolver) intent(d *Draft, in *Intent) (Change, bool, error) {
 		return c, false, nil
 	case OpDelete:
 		if before == nil {
-			return c, false, Refuse(NotAllowed, "drop the deletion from the proposal", "%spath %s does not exist, so it cannot be deleted", r.where(d, in), quote(in.Path))
+			return c, false, refusal.New(refusal.NotAllowed, "drop the deletion from the proposal", "%spath %s does not exist, so it cannot be deleted", r.where(d, in), quote(in.Path))
 		}
 		if in.Edit != nil {
 			// A diff's deletion checks that the file holds what it removes.
@@ -270,7 +271,7 @@ func (r *resolver) intent(d *Draft, in *Intent) (Change, bool, error) {
 		return c, false, nil
 	case OpMove:
 		if before == nil {
-			return c, false, Refuse(NotAllowed, "name a file that exists", "%spath %s does not exist, so it cannot be moved", r.where(d, in), quote(in.Path))
+			return c, false, refusal.New(refusal.NotAllowed, "name a file that exists", "%spath %s does not exist, so it cannot be moved", r.where(d, in), quote(in.Path))
 		}
 		if strings.EqualFold(norm.NFC.String(in.Path), norm.NFC.String(in.To)) {
 			// A rename that changes only case (or normalization) of the
@@ -286,7 +287,7 @@ func (r *resolver) intent(d *Draft, in *Intent) (Change, bool, error) {
 			return c, false, err
 		}
 		if te.Kind != Absent {
-			return c, false, Refuse(NotAllowed, "delete the destination in its own proposal first, or pick another name", "%scannot move %s onto %s, which already exists", r.where(d, in), quote(in.Path), quote(in.To))
+			return c, false, refusal.New(refusal.NotAllowed, "delete the destination in its own proposal first, or pick another name", "%scannot move %s onto %s, which already exists", r.where(d, in), quote(in.Path), quote(in.To))
 		}
 		after, err := r.after(d, in, before)
 		if err != nil {
@@ -294,7 +295,7 @@ func (r *resolver) intent(d *Draft, in *Intent) (Change, bool, error) {
 		}
 		return Change{Kind: Move, Path: to, From: p, Class: toClass, Before: before, After: NewSide(after, before.Mode, "")}, false, nil
 	}
-	return c, false, Refuse(Internal, "", "unknown intent %q", in.Op)
+	return c, false, refusal.New(refusal.Internal, "", "unknown intent %q", in.Op)
 }
 
 // after computes the new bytes of an intent from the base bytes.
@@ -307,11 +308,11 @@ func (r *resolver) after(d *Draft, in *Intent, before *Side) ([]byte, error) {
 		}
 		out, err := in.Edit.Apply(base)
 		if err != nil {
-			var e *Error
+			var e *refusal.Error
 			if errors.As(err, &e) {
 				return nil, err
 			}
-			return nil, &Error{Class: Invalid, Text: fmt.Sprintf("%s%s: %v", r.where(d, in), quote(in.Path), err), Hint: "rebuild the patch against the current file", Err: err}
+			return nil, &refusal.Error{Class: refusal.Invalid, Text: fmt.Sprintf("%s%s: %v", r.where(d, in), quote(in.Path), err), Hint: "rebuild the patch against the current file", Err: err}
 		}
 		return out, nil
 	case in.Content != nil:
@@ -338,7 +339,7 @@ func checkTypeConflicts(cs []Change) error {
 		comps := c.Path.Components()
 		for i := 1; i < len(comps); i++ {
 			if parent := Path(strings.Join(comps[:i], "/")); files[parent] {
-				return Refuse(NotAllowed, "propose one of the two", "the proposal makes %s a file and also writes %s under it", quote(string(parent)), quote(string(c.Path)))
+				return refusal.New(refusal.NotAllowed, "propose one of the two", "the proposal makes %s a file and also writes %s under it", quote(string(parent)), quote(string(c.Path)))
 			}
 		}
 	}

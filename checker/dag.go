@@ -1,8 +1,9 @@
 package checker
 
 import (
-	"go.yaml.in/yaml/v3"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // dag judges the precedence graph G_p (with: data edges and after: control

@@ -16,6 +16,7 @@ import (
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/gitstage/gitindex"
+	"github.com/nika-dev/nika/refusal"
 	"github.com/nika-dev/nika/safefs"
 )
 
@@ -64,7 +65,7 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	fault := func(step string, i int) error {
 		failpoint(step, i)
 		if opt.Interrupted != nil && opt.Interrupted() {
-			return &changeset.Error{Class: changeset.Io, Err: ErrInterrupted,
+			return &refusal.Error{Class: refusal.Io, Err: ErrInterrupted,
 				Text: "the apply was interrupted by a signal", Hint: "run nika apply again when you want it"}
 		}
 		if opt.Fault == nil {
@@ -83,7 +84,7 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	ilock, err := gitindex.LockIndex(r.IndexPath(), gitstage.LockWait)
 	if err != nil {
 		if errors.Is(err, gitindex.ErrLocked) {
-			return nil, &changeset.Error{Class: changeset.Locked, Err: err,
+			return nil, &refusal.Error{Class: refusal.Locked, Err: err,
 				Text: ".git/index.lock exists: another git process is using the repository",
 				Hint: "wait for it to finish; if no git process is running, remove .git/index.lock"}
 		}
@@ -113,7 +114,7 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	}
 	for _, e := range ix.Entries {
 		if e.Stage != 0 {
-			return nil, changeset.Refuse(changeset.Dirty, "resolve the conflict and commit first, then rebuild the preview",
+			return nil, refusal.New(refusal.Dirty, "resolve the conflict and commit first, then rebuild the preview",
 				"%s has an unresolved merge conflict · nothing was applied", changeset.Quote(e.Path))
 		}
 	}
@@ -131,7 +132,7 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	}
 	commit := plumbing.NewHash(p.Commit)
 	if !r.HasObject(commit) {
-		return nil, changeset.Refuse(changeset.NotFound, "rebuild the preview with nika propose",
+		return nil, refusal.New(refusal.NotFound, "rebuild the preview with nika propose",
 			"the proposal commit %s is missing from the object database (pruned by git gc?) · nothing was applied", p.Commit)
 	}
 
@@ -262,7 +263,7 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 		// Applied, but our temp files could not be removed: the journal
 		// stays, so that nika recover removes them.
 		tx.keepJournal = true
-		return nil, &changeset.Error{Class: changeset.Io,
+		return nil, &refusal.Error{Class: refusal.Io,
 			Text: fmt.Sprintf("the proposal was applied, but nika could not remove its temp files %s", strings.Join(left, ", ")),
 			Hint: "fix the cause, then run nika recover to remove them"}
 	}
@@ -331,7 +332,7 @@ func plan(p *changeset.Proposal) []op {
 }
 
 func stale(text string) error {
-	return changeset.Refuse(changeset.StaleRevision, "rebuild the preview with nika propose",
+	return refusal.New(refusal.StaleRevision, "rebuild the preview with nika propose",
 		"the project changed since this preview (%s) · nothing was applied", text)
 }
 
@@ -343,7 +344,7 @@ func verify(root *safefs.Root, ix *gitindex.Index, o *op, removed map[string]boo
 	info, err := root.Lstat(string(o.path))
 	if err != nil {
 		if errors.Is(err, safefs.ErrSymlink) {
-			return changeset.Refuse(changeset.NotAllowed, "remove the symlink, then rebuild the preview",
+			return refusal.New(refusal.NotAllowed, "remove the symlink, then rebuild the preview",
 				"%s now passes through a symlink · nothing was applied", q)
 		}
 		if !isNotDir(err) {
@@ -627,22 +628,22 @@ func (t *txn) rollback(cause error) error {
 	switch {
 	case len(failed) > 0:
 		t.keepJournal = true
-		return &changeset.Error{Class: changeset.RollbackIncomplete, Err: cause,
+		return &refusal.Error{Class: refusal.RollbackIncomplete, Err: cause,
 			Text: fmt.Sprintf("the apply failed (%v), and its rollback failed too on %s", cause, strings.Join(failed, ", ")),
 			Hint: "fix the cause (free space, permissions), then run nika recover to finish the undo; the branch did not move"}
 	case len(kept) > 0:
-		return &changeset.Error{Class: changeset.RollbackIncomplete, Err: cause,
+		return &refusal.Error{Class: refusal.RollbackIncomplete, Err: cause,
 			Text: fmt.Sprintf("the apply failed (%v) and was rolled back, except %s, which another writer changed meanwhile and nika left as it is", cause, strings.Join(kept, ", ")),
 			Hint: "look at those files, then run git status; the branch did not move"}
 	}
-	var ce *changeset.Error
+	var ce *refusal.Error
 	if errors.As(cause, &ce) {
 		if !strings.Contains(ce.Text, "nothing was applied") {
 			ce.Text += " · the apply was rolled back, nothing was applied"
 		}
 		return ce
 	}
-	return &changeset.Error{Class: changeset.Io, Err: cause,
+	return &refusal.Error{Class: refusal.Io, Err: cause,
 		Text: fmt.Sprintf("the apply failed: %v · it was rolled back, nothing was applied", cause),
 		Hint: "fix the cause, then run nika apply again"}
 }
@@ -684,7 +685,7 @@ func firstLine(s string) string {
 func isNotDir(err error) bool { return errors.Is(err, unix.ENOTDIR) }
 
 func ioErr(what string, err error) error {
-	var ce *changeset.Error
+	var ce *refusal.Error
 	if errors.As(err, &ce) {
 		return err
 	}
@@ -693,7 +694,7 @@ func ioErr(what string, err error) error {
 	if errors.As(err, &pe) {
 		msg = pe.Err.Error() // the path is repo-relative already in what
 	}
-	return &changeset.Error{Class: changeset.Io, Err: err, Text: fmt.Sprintf("could not %s: %s", what, msg),
+	return &refusal.Error{Class: refusal.Io, Err: err, Text: fmt.Sprintf("could not %s: %s", what, msg),
 		Hint: "fix the cause (permissions, free space, a read-only filesystem), then run nika apply again"}
 }
 

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/refusal"
 )
 
 const reply3 = "```yaml path=a.nika.yaml\nnika: a2\n```\n" +
@@ -76,7 +76,7 @@ func TestFailureAtSecondOfThreeWritesRollsBackTheFirst(t *testing.T) {
 	if err == nil {
 		t.Fatal("apply succeeded despite the injected failure")
 	}
-	if c := changeset.ClassOf(err); c != changeset.Io {
+	if c := refusal.ClassOf(err); c != refusal.Io {
 		t.Errorf("class = %s, want Io", c)
 	}
 	if !strings.Contains(err.Error(), "rolled back, nothing was applied") {
@@ -100,7 +100,7 @@ func TestRollbackKeepsAnotherWritersEditAndSaysSo(t *testing.T) {
 		}
 		return nil
 	}})
-	if c := changeset.ClassOf(err); c != changeset.RollbackIncomplete {
+	if c := refusal.ClassOf(err); c != refusal.RollbackIncomplete {
 		t.Fatalf("class = %s (%v), want RollbackIncomplete", c, err)
 	}
 	if !strings.Contains(err.Error(), "a.nika.yaml") {
@@ -169,7 +169,7 @@ func TestReadOnlyRootRefusesWithTheOSError(t *testing.T) {
 		defer os.Chmod(g.Dir, 0o755)
 	}
 	_, err := flow.Apply(r, p, consent.Options{})
-	if c := changeset.ClassOf(err); c != changeset.Io {
+	if c := refusal.ClassOf(err); c != refusal.Io {
 		t.Fatalf("class = %s (%v), want Io", c, err)
 	}
 	if !strings.Contains(err.Error(), "read-only file system") && !strings.Contains(err.Error(), "permission denied") {

@@ -10,11 +10,11 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // The fault families of the SQLite method: each fails the N-th filesystem
@@ -142,7 +142,7 @@ func faultRun(t *testing.T, tmpl, id, only string, errno syscall.Errno, sync boo
 		if !strings.Contains(err.Error(), errno.Error()) {
 			t.Errorf("%s: the refusal does not name the cause %q: %v", where, errno.Error(), err)
 		}
-		if c := changeset.ClassOf(err); c != changeset.Io && c != changeset.RollbackIncomplete {
+		if c := refusal.ClassOf(err); c != refusal.Io && c != refusal.RollbackIncomplete {
 			t.Errorf("%s: class %s, want Io or RollbackIncomplete", where, c)
 		}
 		if ids, _ := consent.Interrupted(r); len(ids) > 0 {

@@ -9,11 +9,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // raceRounds bounds the racing tests; NIKA_TORTURE=1 runs more.
@@ -40,7 +40,7 @@ func TestAnEditorsWriteDuringTheApplyIsNeverOverwritten(t *testing.T) {
 		}
 		return nil
 	}})
-	if c := changeset.ClassOf(err); c != changeset.StaleRevision {
+	if c := refusal.ClassOf(err); c != refusal.StaleRevision {
 		t.Fatalf("class = %s (%v), want StaleRevision", c, err)
 	}
 	if !strings.Contains(err.Error(), `"b.nika.yaml" was edited during the apply`) {
@@ -137,13 +137,13 @@ func TestConcurrentGitCommitsAndAppliesNeverLoseWork(t *testing.T) {
 			continue
 		}
 		_, err = flow.Apply(r, p, consent.Options{})
-		switch c := changeset.ClassOf(err); {
+		switch c := refusal.ClassOf(err); {
 		case err == nil:
 			applied++
 			mu.Lock()
 			landed = append(landed, "nika "+p.Proposal.Commit)
 			mu.Unlock()
-		case c == changeset.StaleRevision || c == changeset.Locked || c == changeset.Dirty:
+		case c == refusal.StaleRevision || c == refusal.Locked || c == refusal.Dirty:
 			stale++
 		default:
 			t.Fatalf("apply %d: %s %v", i, c, err)
@@ -205,7 +205,7 @@ func TestTwoAppliesFromOneBaseLandExactlyOne(t *testing.T) {
 		for _, err := range errs {
 			if err == nil {
 				landed++
-			} else if c := changeset.ClassOf(err); c != changeset.StaleRevision {
+			} else if c := refusal.ClassOf(err); c != refusal.StaleRevision {
 				t.Fatalf("the losing apply is %s (%v), want StaleRevision", c, err)
 			}
 		}

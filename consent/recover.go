@@ -14,6 +14,7 @@ import (
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/gitstage/gitindex"
+	"github.com/nika-dev/nika/refusal"
 	"github.com/nika-dev/nika/safefs"
 )
 
@@ -56,11 +57,11 @@ func recoverOne(r *gitstage.Repo, id string) (Recovery, error) {
 	}
 	defer f.Close()
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return Recovery{}, changeset.Refuse(changeset.Locked, "wait for it to finish", "an apply of %s is still running", id[:12])
+		return Recovery{}, refusal.New(refusal.Locked, "wait for it to finish", "an apply of %s is still running", id[:12])
 	}
 	var j journal
 	if err := json.NewDecoder(f).Decode(&j); err != nil {
-		return Recovery{}, changeset.Refuse(changeset.Internal, "inspect .git/nika/journal by hand", "the journal of %s is unreadable: %v", id[:12], err)
+		return Recovery{}, refusal.New(refusal.Internal, "inspect .git/nika/journal by hand", "the journal of %s is unreadable: %v", id[:12], err)
 	}
 	out := Recovery{ID: j.ID, Commit: j.Commit}
 	root, err := safefs.Open(r.Root)

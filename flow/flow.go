@@ -13,6 +13,7 @@ import (
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/preview"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // ProposeInput is what a door hands to Propose.
@@ -123,10 +124,10 @@ func runRequest(base *gitstage.Base, cs []changeset.Change, in *RunInput) (*chan
 		return nil, err
 	}
 	if changeset.Classify(p) != changeset.Workflow {
-		return nil, changeset.Refuse(changeset.Invalid, "name a *.nika.yaml file", "--run %s is not a workflow", changeset.Quote(in.Workflow))
+		return nil, refusal.New(refusal.Invalid, "name a *.nika.yaml file", "--run %s is not a workflow", changeset.Quote(in.Workflow))
 	}
 	if in.MaxCostUSD < 0 {
-		return nil, changeset.Refuse(changeset.Invalid, "give a cost ceiling of 0 or more", "--max-cost-usd is negative")
+		return nil, refusal.New(refusal.Invalid, "give a cost ceiling of 0 or more", "--max-cost-usd is negative")
 	}
 	found := false
 	for _, c := range cs {
@@ -142,7 +143,7 @@ func runRequest(base *gitstage.Base, cs []changeset.Change, in *RunInput) (*chan
 		found = e.Kind == changeset.File
 	}
 	if !found {
-		return nil, changeset.Refuse(changeset.NotFound, "propose the workflow, or name one the project has", "--run %s names no workflow in the project or the proposal", changeset.Quote(in.Workflow))
+		return nil, refusal.New(refusal.NotFound, "propose the workflow, or name one the project has", "--run %s names no workflow in the project or the proposal", changeset.Quote(in.Workflow))
 	}
 	return &changeset.RunRequest{Workflow: p, Vars: in.Vars, MaxCostUSD: in.MaxCostUSD}, nil
 }
@@ -179,7 +180,7 @@ func Load(r *gitstage.Repo, id string) (*Proposed, error) {
 		return nil, err
 	}
 	if l.Proposal.ID != rec.ID || l.ClaimedID != rec.ID {
-		return nil, changeset.Refuse(changeset.Internal, "discard it and rebuild the preview with nika propose",
+		return nil, refusal.New(refusal.Internal, "discard it and rebuild the preview with nika propose",
 			"the proposal %s no longer matches its commit %s", rec.ID, rec.Commit)
 	}
 	l.Proposal.Set.Branch = rec.Branch
@@ -199,7 +200,7 @@ func Load(r *gitstage.Repo, id string) (*Proposed, error) {
 func Pending(p *Proposed) error {
 	switch p.Record.State {
 	case gitstage.Applied, gitstage.Discarded:
-		return changeset.Refuse(changeset.AlreadyConsumed, "propose again to get a new preview",
+		return refusal.New(refusal.AlreadyConsumed, "propose again to get a new preview",
 			"proposal %s was already %s", short(p.Record.ID), p.Record.State)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/nika-dev/nika/changeset/reply"
 	"github.com/nika-dev/nika/changeset/searchreplace"
 	"github.com/nika-dev/nika/changeset/udiff"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // Formats nika reads, for --format. "auto" detects one of the others.
@@ -22,7 +23,7 @@ func Parse(input []byte, format string, max int) (*changeset.Draft, error) {
 		max = reply.MaxInput
 	}
 	if len(input) > max {
-		return nil, changeset.Refuse(changeset.TooLarge, "split the proposal, or raise the limit with --max-input",
+		return nil, refusal.New(refusal.TooLarge, "split the proposal, or raise the limit with --max-input",
 			"the input is %d bytes, over the limit of %d", len(input), max)
 	}
 	if format == "" || format == "auto" {
@@ -38,7 +39,7 @@ func Parse(input []byte, format string, max int) (*changeset.Draft, error) {
 	case "search-replace":
 		return searchreplace.ParseLimit(input, max)
 	}
-	return nil, changeset.Refuse(changeset.Invalid, "use --format auto, reply, patch, diff or search-replace", "unknown format %q", format)
+	return nil, refusal.New(refusal.Invalid, "use --format auto, reply, patch, diff or search-replace", "unknown format %q", format)
 }
 
 // Detect names the format of an input: an apply_patch payload, a unified
@@ -107,7 +108,7 @@ func parseReply(input []byte, max int) (*changeset.Draft, error) {
 			continue
 		}
 		if err != nil {
-			var e *changeset.Error
+			var e *refusal.Error
 			if errors.As(err, &e) {
 				e.Text = fmt.Sprintf("in the %s block at reply line %d: %s", name, b.Line, e.Text)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // snapshot records every name under dir, .git included, with its type,
@@ -179,7 +180,7 @@ type hostileCase struct {
 	format string // reply, patch, diff; "" with draft
 	input  string
 	draft  []changeset.Intent // resolved directly, for what no format can carry
-	class  changeset.Class
+	class  refusal.Class
 	text   string // a part of the refusal's text
 	// fold marks a collision with a path already in the index, which only
 	// changeset.CheckFolds finds.
@@ -191,115 +192,115 @@ func hostileCorpus() []hostileCase {
 	c256 := strings.Repeat("n", 256-len(".nika.yaml")) + ".nika.yaml"
 	return []hostileCase{
 		// Traversal.
-		{name: "dotdot", format: "reply", input: reply("../x.nika.yaml"), class: changeset.NotAllowed, text: "'..'"},
-		{name: "dotdot inside", format: "patch", input: patchAdd("a/../../x.nika.yaml"), class: changeset.NotAllowed, text: "'..'"},
-		{name: "dotdot in a diff", format: "diff", input: diffAdd("../../x.nika.yaml"), class: changeset.NotAllowed, text: "'..'"},
-		{name: "dotdot through a real dir", format: "reply", input: reply("dir/../../x.nika.yaml"), class: changeset.NotAllowed, text: "'..'"},
-		{name: "move out of the root", format: "patch", input: patchMove("a.nika.yaml", "../out.nika.yaml"), class: changeset.NotAllowed, text: "'..'"},
-		{name: "git rename out of the root", format: "diff", input: "diff --git a/a.nika.yaml b/../out.nika.yaml\nsimilarity index 100%\nrename from a.nika.yaml\nrename to ../out.nika.yaml\n", class: changeset.NotAllowed, text: "'..'"},
-		{name: "dot component", format: "reply", input: reply("./x.nika.yaml"), class: changeset.Invalid, text: "'.' component"},
-		{name: "empty component", format: "reply", input: reply("dir//x.nika.yaml"), class: changeset.Invalid, text: "empty component"},
-		{name: "trailing slash", format: "patch", input: patchAdd("dir/"), class: changeset.Invalid, text: "directory"},
+		{name: "dotdot", format: "reply", input: reply("../x.nika.yaml"), class: refusal.NotAllowed, text: "'..'"},
+		{name: "dotdot inside", format: "patch", input: patchAdd("a/../../x.nika.yaml"), class: refusal.NotAllowed, text: "'..'"},
+		{name: "dotdot in a diff", format: "diff", input: diffAdd("../../x.nika.yaml"), class: refusal.NotAllowed, text: "'..'"},
+		{name: "dotdot through a real dir", format: "reply", input: reply("dir/../../x.nika.yaml"), class: refusal.NotAllowed, text: "'..'"},
+		{name: "move out of the root", format: "patch", input: patchMove("a.nika.yaml", "../out.nika.yaml"), class: refusal.NotAllowed, text: "'..'"},
+		{name: "git rename out of the root", format: "diff", input: "diff --git a/a.nika.yaml b/../out.nika.yaml\nsimilarity index 100%\nrename from a.nika.yaml\nrename to ../out.nika.yaml\n", class: refusal.NotAllowed, text: "'..'"},
+		{name: "dot component", format: "reply", input: reply("./x.nika.yaml"), class: refusal.Invalid, text: "'.' component"},
+		{name: "empty component", format: "reply", input: reply("dir//x.nika.yaml"), class: refusal.Invalid, text: "empty component"},
+		{name: "trailing slash", format: "patch", input: patchAdd("dir/"), class: refusal.Invalid, text: "directory"},
 		// Absolute, drive and UNC paths, backslashes.
-		{name: "absolute", format: "reply", input: reply("/etc/passwd"), class: changeset.NotAllowed, text: "absolute"},
-		{name: "absolute in a patch", format: "patch", input: patchAdd("/tmp/x.nika.yaml"), class: changeset.NotAllowed, text: "absolute"},
-		{name: "absolute in a diff -u", format: "diff", input: "--- /dev/null\n+++ /etc/x.nika.yaml\n@@ -0,0 +1 @@\n+nika: x\n", class: changeset.NotAllowed, text: "absolute"},
-		{name: "UNC with slashes", format: "reply", input: reply("//server/share/x.nika.yaml"), class: changeset.NotAllowed, text: "absolute"},
-		{name: "drive letter", format: "reply", input: reply("C:/x.nika.yaml"), class: changeset.NotAllowed, text: "drive letter"},
-		{name: "drive relative", format: "patch", input: patchAdd("c:x.nika.yaml"), class: changeset.NotAllowed, text: "drive letter"},
-		{name: "drive with backslash", format: "reply", input: reply(`C:\x.nika.yaml`), class: changeset.Invalid, text: "backslash"},
-		{name: "backslash traversal", format: "reply", input: reply(`dir\..\..\x.nika.yaml`), class: changeset.Invalid, text: "backslash"},
-		{name: "UNC with backslashes", format: "patch", input: patchAdd(`\\server\share\x.nika.yaml`), class: changeset.Invalid, text: "backslash"},
-		{name: "backslash dotdot in a diff", format: "diff", input: diffAdd(`..\x.nika.yaml`), class: changeset.Invalid, text: "backslash"},
+		{name: "absolute", format: "reply", input: reply("/etc/passwd"), class: refusal.NotAllowed, text: "absolute"},
+		{name: "absolute in a patch", format: "patch", input: patchAdd("/tmp/x.nika.yaml"), class: refusal.NotAllowed, text: "absolute"},
+		{name: "absolute in a diff -u", format: "diff", input: "--- /dev/null\n+++ /etc/x.nika.yaml\n@@ -0,0 +1 @@\n+nika: x\n", class: refusal.NotAllowed, text: "absolute"},
+		{name: "UNC with slashes", format: "reply", input: reply("//server/share/x.nika.yaml"), class: refusal.NotAllowed, text: "absolute"},
+		{name: "drive letter", format: "reply", input: reply("C:/x.nika.yaml"), class: refusal.NotAllowed, text: "drive letter"},
+		{name: "drive relative", format: "patch", input: patchAdd("c:x.nika.yaml"), class: refusal.NotAllowed, text: "drive letter"},
+		{name: "drive with backslash", format: "reply", input: reply(`C:\x.nika.yaml`), class: refusal.Invalid, text: "backslash"},
+		{name: "backslash traversal", format: "reply", input: reply(`dir\..\..\x.nika.yaml`), class: refusal.Invalid, text: "backslash"},
+		{name: "UNC with backslashes", format: "patch", input: patchAdd(`\\server\share\x.nika.yaml`), class: refusal.Invalid, text: "backslash"},
+		{name: "backslash dotdot in a diff", format: "diff", input: diffAdd(`..\x.nika.yaml`), class: refusal.Invalid, text: "backslash"},
 		// .git in any case or disguise.
-		{name: ".git/config", format: "reply", input: reply(".git/config"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: ".GIT/config", format: "patch", input: patchAdd(".GIT/config"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: ".Git/hooks in a diff", format: "diff", input: diffAdd(".Git/hooks/pre-commit"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: ".git. (NTFS dot)", format: "reply", input: reply(".git./x"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: ".git space (NTFS space)", format: "reply", input: reply(".git /x"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: ".git. . mixed", format: "patch", input: patchAdd(".git. ./config"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: "git~1 (8.3 name)", format: "patch", input: patchAdd("git~1/config"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: "GIT~1 upper", format: "reply", input: reply("GIT~1/config"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: "ZWNJ U+200C (HFS+)", format: "reply", input: reply(".g\u200cit/config"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: "ZWJ U+200D in a diff", format: "diff", input: diffAdd(".git\u200d/config"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: "BOM U+FEFF", format: "reply", input: reply("\ufeff.git/config"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: "RLO U+202E", format: "patch", input: patchAdd(".\u202egit/config"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: "NTFS stream ::$INDEX_ALLOCATION", format: "patch", input: patchAdd(".git::$INDEX_ALLOCATION/config"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: "NTFS stream upper", format: "reply", input: reply(".GIT::$index_allocation/hooks/x"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: "nested sub/.git/config", format: "reply", input: reply("sub/.git/config"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: "nested .GIT. in a diff", format: "diff", input: diffAdd("dir/.GIT./hooks/post-checkout"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: "a .git file (gitfile)", format: "reply", input: reply("dir/.git"), class: changeset.NotAllowed, text: "inside .git"},
-		{name: ".git at the root as a file", draft: []changeset.Intent{write(".git")}, class: changeset.NotAllowed, text: "inside .git"},
-		{name: "move into .git", format: "patch", input: patchMove("a.nika.yaml", ".git/hooks/pre-commit"), class: changeset.NotAllowed, text: "inside .git"},
+		{name: ".git/config", format: "reply", input: reply(".git/config"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: ".GIT/config", format: "patch", input: patchAdd(".GIT/config"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: ".Git/hooks in a diff", format: "diff", input: diffAdd(".Git/hooks/pre-commit"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: ".git. (NTFS dot)", format: "reply", input: reply(".git./x"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: ".git space (NTFS space)", format: "reply", input: reply(".git /x"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: ".git. . mixed", format: "patch", input: patchAdd(".git. ./config"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: "git~1 (8.3 name)", format: "patch", input: patchAdd("git~1/config"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: "GIT~1 upper", format: "reply", input: reply("GIT~1/config"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: "ZWNJ U+200C (HFS+)", format: "reply", input: reply(".g\u200cit/config"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: "ZWJ U+200D in a diff", format: "diff", input: diffAdd(".git\u200d/config"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: "BOM U+FEFF", format: "reply", input: reply("\ufeff.git/config"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: "RLO U+202E", format: "patch", input: patchAdd(".\u202egit/config"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: "NTFS stream ::$INDEX_ALLOCATION", format: "patch", input: patchAdd(".git::$INDEX_ALLOCATION/config"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: "NTFS stream upper", format: "reply", input: reply(".GIT::$index_allocation/hooks/x"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: "nested sub/.git/config", format: "reply", input: reply("sub/.git/config"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: "nested .GIT. in a diff", format: "diff", input: diffAdd("dir/.GIT./hooks/post-checkout"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: "a .git file (gitfile)", format: "reply", input: reply("dir/.git"), class: refusal.NotAllowed, text: "inside .git"},
+		{name: ".git at the root as a file", draft: []changeset.Intent{write(".git")}, class: refusal.NotAllowed, text: "inside .git"},
+		{name: "move into .git", format: "patch", input: patchMove("a.nika.yaml", ".git/hooks/pre-commit"), class: refusal.NotAllowed, text: "inside .git"},
 		// Symlinks in the base.
-		{name: "through s -> .git", format: "reply", input: reply("s/config"), class: changeset.NotAllowed, text: "symlink"},
-		{name: "through s -> .git into hooks", format: "patch", input: patchAdd("s/hooks/pre-commit"), class: changeset.NotAllowed, text: "symlink"},
-		{name: "through s -> .git in a diff", format: "diff", input: diffAdd("s/info/attributes"), class: changeset.NotAllowed, text: "symlink"},
-		{name: "a committed symlink as the target", format: "reply", input: reply("link.nika.yaml"), class: changeset.Unsupported, text: "is a symlink"},
-		{name: "update a committed symlink", format: "patch", input: "*** Begin Patch\n*** Update File: link.nika.yaml\n@@\n-nika: real\n+nika: via link\n*** End Patch\n", class: changeset.Unsupported, text: "is a symlink"},
-		{name: "delete a committed symlink", format: "patch", input: "*** Begin Patch\n*** Delete File: s\n*** End Patch\n", class: changeset.Unsupported, text: "is a symlink"},
-		{name: "move a symlink", format: "patch", input: patchMove("link.nika.yaml", "moved.nika.yaml"), class: changeset.Unsupported, text: "is a symlink"},
-		{name: "inside a submodule", format: "reply", input: reply("mod/x.nika.yaml"), class: changeset.NotAllowed, text: "submodule"},
-		{name: "add over a submodule", format: "patch", input: patchAdd("mod"), class: changeset.Unsupported, text: "submodule"},
-		{name: "replace a submodule", format: "reply", input: reply("mod"), class: changeset.Unsupported, text: "submodule"},
+		{name: "through s -> .git", format: "reply", input: reply("s/config"), class: refusal.NotAllowed, text: "symlink"},
+		{name: "through s -> .git into hooks", format: "patch", input: patchAdd("s/hooks/pre-commit"), class: refusal.NotAllowed, text: "symlink"},
+		{name: "through s -> .git in a diff", format: "diff", input: diffAdd("s/info/attributes"), class: refusal.NotAllowed, text: "symlink"},
+		{name: "a committed symlink as the target", format: "reply", input: reply("link.nika.yaml"), class: refusal.Unsupported, text: "is a symlink"},
+		{name: "update a committed symlink", format: "patch", input: "*** Begin Patch\n*** Update File: link.nika.yaml\n@@\n-nika: real\n+nika: via link\n*** End Patch\n", class: refusal.Unsupported, text: "is a symlink"},
+		{name: "delete a committed symlink", format: "patch", input: "*** Begin Patch\n*** Delete File: s\n*** End Patch\n", class: refusal.Unsupported, text: "is a symlink"},
+		{name: "move a symlink", format: "patch", input: patchMove("link.nika.yaml", "moved.nika.yaml"), class: refusal.Unsupported, text: "is a symlink"},
+		{name: "inside a submodule", format: "reply", input: reply("mod/x.nika.yaml"), class: refusal.NotAllowed, text: "submodule"},
+		{name: "add over a submodule", format: "patch", input: patchAdd("mod"), class: refusal.Unsupported, text: "submodule"},
+		{name: "replace a submodule", format: "reply", input: reply("mod"), class: refusal.Unsupported, text: "submodule"},
 		// Collisions under case folding and NFC/NFD.
-		{name: "README and readme in one set", format: "reply", input: reply("README.nika.yaml", "readme.nika.yaml"), class: changeset.Invalid, text: "two changes name"},
-		{name: "case pair in a patch", format: "patch", input: patchAdd("New/X.nika.yaml", "new/x.NIKA.yaml"), class: changeset.Invalid, text: "two changes name"},
-		{name: "NFC and NFD in one set", format: "reply", input: reply("r\u00e9sum\u00e9.nika.yaml", "re\u0301sume\u0301.nika.yaml"), class: changeset.Invalid, text: "two changes name"},
-		{name: "NFC and NFD in a diff", format: "diff", input: diffAdd("\u00e9.nika.yaml", "e\u0301.nika.yaml"), class: changeset.Invalid, text: "two changes name"},
-		{name: "case against the index", format: "reply", input: reply("docs.nika.yaml"), class: changeset.NotAllowed, text: "collides", fold: true},
-		{name: "NFD against NFC in the index", format: "patch", input: patchAdd("cafe\u0301.nika.yaml"), class: changeset.NotAllowed, text: "collides", fold: true},
-		{name: "directory case against the index", format: "reply", input: reply("tools/y.nika.yaml"), class: changeset.NotAllowed, text: "collides", fold: true},
-		{name: "move onto a folded name", format: "patch", input: patchMove("a.nika.yaml", "DOCS.nika.yaml"), class: changeset.NotAllowed, text: "collides", fold: true},
+		{name: "README and readme in one set", format: "reply", input: reply("README.nika.yaml", "readme.nika.yaml"), class: refusal.Invalid, text: "two changes name"},
+		{name: "case pair in a patch", format: "patch", input: patchAdd("New/X.nika.yaml", "new/x.NIKA.yaml"), class: refusal.Invalid, text: "two changes name"},
+		{name: "NFC and NFD in one set", format: "reply", input: reply("r\u00e9sum\u00e9.nika.yaml", "re\u0301sume\u0301.nika.yaml"), class: refusal.Invalid, text: "two changes name"},
+		{name: "NFC and NFD in a diff", format: "diff", input: diffAdd("\u00e9.nika.yaml", "e\u0301.nika.yaml"), class: refusal.Invalid, text: "two changes name"},
+		{name: "case against the index", format: "reply", input: reply("docs.nika.yaml"), class: refusal.NotAllowed, text: "collides", fold: true},
+		{name: "NFD against NFC in the index", format: "patch", input: patchAdd("cafe\u0301.nika.yaml"), class: refusal.NotAllowed, text: "collides", fold: true},
+		{name: "directory case against the index", format: "reply", input: reply("tools/y.nika.yaml"), class: refusal.NotAllowed, text: "collides", fold: true},
+		{name: "move onto a folded name", format: "patch", input: patchMove("a.nika.yaml", "DOCS.nika.yaml"), class: refusal.NotAllowed, text: "collides", fold: true},
 		// File/directory type changes whose obstacle the set keeps.
-		{name: "file in the way of a directory", format: "reply", input: reply("lib/x.nika.yaml"), class: changeset.NotAllowed, text: "is a file"},
-		{name: "workflow in the way of a directory", format: "patch", input: patchAdd("a.nika.yaml/b.nika.yaml"), class: changeset.NotAllowed, text: "is a file"},
-		{name: "directory in the way of a file", format: "reply", input: reply("dir"), class: changeset.NotAllowed, text: "is a directory"},
-		{name: "directory half emptied", format: "diff", input: "--- a/dir/a.nika.yaml\n+++ /dev/null\n@@ -1 +0,0 @@\n-nika: dir a\n" + diffAdd("dir"), class: changeset.NotAllowed, text: "is a directory"},
-		{name: "file and directory in one set", format: "reply", input: reply("new", "new/x.nika.yaml"), class: changeset.NotAllowed, text: "also writes"},
+		{name: "file in the way of a directory", format: "reply", input: reply("lib/x.nika.yaml"), class: refusal.NotAllowed, text: "is a file"},
+		{name: "workflow in the way of a directory", format: "patch", input: patchAdd("a.nika.yaml/b.nika.yaml"), class: refusal.NotAllowed, text: "is a file"},
+		{name: "directory in the way of a file", format: "reply", input: reply("dir"), class: refusal.NotAllowed, text: "is a directory"},
+		{name: "directory half emptied", format: "diff", input: "--- a/dir/a.nika.yaml\n+++ /dev/null\n@@ -1 +0,0 @@\n-nika: dir a\n" + diffAdd("dir"), class: refusal.NotAllowed, text: "is a directory"},
+		{name: "file and directory in one set", format: "reply", input: reply("new", "new/x.nika.yaml"), class: refusal.NotAllowed, text: "also writes"},
 		// Control characters.
-		{name: "NUL", draft: []changeset.Intent{write("a\x00b.nika.yaml")}, class: changeset.Invalid, text: "control character"},
-		{name: "NUL in a reply", format: "reply", input: "```yaml path=a\x00b.nika.yaml\nnika: x\n```\n", class: changeset.Invalid, text: "NUL"},
-		{name: "NUL in a diff", format: "diff", input: diffAdd("a\x00b.nika.yaml"), class: changeset.Invalid, text: "control character"},
-		{name: "newline in a diff", format: "diff", input: diffAdd("a\nb.nika.yaml"), class: changeset.Invalid, text: "control character"},
-		{name: "newline", draft: []changeset.Intent{write("x.nika.yaml\n+++ b/.git/config")}, class: changeset.Invalid, text: "control character"},
-		{name: "ESC in a reply", format: "reply", input: reply("a\x1b[31mb.nika.yaml"), class: changeset.Invalid, text: "control character"},
-		{name: "ESC in a patch", format: "patch", input: patchAdd("\x1b]0;pwned\x07.nika.yaml"), class: changeset.Invalid, text: "control character"},
-		{name: "tab", format: "reply", input: reply("a\tb.nika.yaml"), class: changeset.Invalid, text: "control character"},
-		{name: "carriage return", draft: []changeset.Intent{write("a\rb.nika.yaml")}, class: changeset.Invalid, text: "control character"},
-		{name: "DEL", draft: []changeset.Intent{write("a\x7f.nika.yaml")}, class: changeset.Invalid, text: "control character"},
-		{name: "C1 NEL", draft: []changeset.Intent{write("a\u0085.nika.yaml")}, class: changeset.Invalid, text: "control character"},
+		{name: "NUL", draft: []changeset.Intent{write("a\x00b.nika.yaml")}, class: refusal.Invalid, text: "control character"},
+		{name: "NUL in a reply", format: "reply", input: "```yaml path=a\x00b.nika.yaml\nnika: x\n```\n", class: refusal.Invalid, text: "NUL"},
+		{name: "NUL in a diff", format: "diff", input: diffAdd("a\x00b.nika.yaml"), class: refusal.Invalid, text: "control character"},
+		{name: "newline in a diff", format: "diff", input: diffAdd("a\nb.nika.yaml"), class: refusal.Invalid, text: "control character"},
+		{name: "newline", draft: []changeset.Intent{write("x.nika.yaml\n+++ b/.git/config")}, class: refusal.Invalid, text: "control character"},
+		{name: "ESC in a reply", format: "reply", input: reply("a\x1b[31mb.nika.yaml"), class: refusal.Invalid, text: "control character"},
+		{name: "ESC in a patch", format: "patch", input: patchAdd("\x1b]0;pwned\x07.nika.yaml"), class: refusal.Invalid, text: "control character"},
+		{name: "tab", format: "reply", input: reply("a\tb.nika.yaml"), class: refusal.Invalid, text: "control character"},
+		{name: "carriage return", draft: []changeset.Intent{write("a\rb.nika.yaml")}, class: refusal.Invalid, text: "control character"},
+		{name: "DEL", draft: []changeset.Intent{write("a\x7f.nika.yaml")}, class: refusal.Invalid, text: "control character"},
+		{name: "C1 NEL", draft: []changeset.Intent{write("a\u0085.nika.yaml")}, class: refusal.Invalid, text: "control character"},
 		// Lengths.
-		{name: "path of 4,107 bytes", draft: []changeset.Intent{write(long)}, class: changeset.Invalid, text: "over the limit"},
-		{name: "path of 4,096 bytes in a patch", format: "patch", input: patchAdd(strings.Repeat("d/", 2042) + "yy.nika.yaml"), class: changeset.Invalid, text: "over the limit"},
-		{name: "component of 256 bytes", format: "reply", input: reply(c256), class: changeset.Invalid, text: "over the limit"},
-		{name: "component of 256 bytes deep", format: "diff", input: diffAdd("dir/" + c256), class: changeset.Invalid, text: "over the limit"},
+		{name: "path of 4,107 bytes", draft: []changeset.Intent{write(long)}, class: refusal.Invalid, text: "over the limit"},
+		{name: "path of 4,096 bytes in a patch", format: "patch", input: patchAdd(strings.Repeat("d/", 2042) + "yy.nika.yaml"), class: refusal.Invalid, text: "over the limit"},
+		{name: "component of 256 bytes", format: "reply", input: reply(c256), class: refusal.Invalid, text: "over the limit"},
+		{name: "component of 256 bytes deep", format: "diff", input: diffAdd("dir/" + c256), class: refusal.Invalid, text: "over the limit"},
 		// Invalid UTF-8.
-		{name: "invalid UTF-8", draft: []changeset.Intent{write("\xff\xfe.nika.yaml")}, class: changeset.Invalid, text: "UTF-8"},
-		{name: "invalid UTF-8 in a diff", format: "diff", input: diffAdd("\xc3.nika.yaml"), class: changeset.Invalid, text: "UTF-8"},
-		{name: "invalid UTF-8 in a reply", format: "reply", input: reply("a\xe2\x28.nika.yaml"), class: changeset.Invalid, text: "UTF-8"},
-		{name: "overlong dot dot", format: "patch", input: patchAdd("\xc0\xae\xc0\xae/x.nika.yaml"), class: changeset.Invalid, text: "UTF-8"},
-		{name: "surrogate half", draft: []changeset.Intent{write("\xed\xa0\x80.nika.yaml")}, class: changeset.Invalid, text: "UTF-8"},
+		{name: "invalid UTF-8", draft: []changeset.Intent{write("\xff\xfe.nika.yaml")}, class: refusal.Invalid, text: "UTF-8"},
+		{name: "invalid UTF-8 in a diff", format: "diff", input: diffAdd("\xc3.nika.yaml"), class: refusal.Invalid, text: "UTF-8"},
+		{name: "invalid UTF-8 in a reply", format: "reply", input: reply("a\xe2\x28.nika.yaml"), class: refusal.Invalid, text: "UTF-8"},
+		{name: "overlong dot dot", format: "patch", input: patchAdd("\xc0\xae\xc0\xae/x.nika.yaml"), class: refusal.Invalid, text: "UTF-8"},
+		{name: "surrogate half", draft: []changeset.Intent{write("\xed\xa0\x80.nika.yaml")}, class: refusal.Invalid, text: "UTF-8"},
 		// Windows reserved names.
-		{name: "CON", format: "reply", input: reply("CON"), class: changeset.NotAllowed, text: "reserved"},
-		{name: "nul.txt", format: "reply", input: reply("nul.txt"), class: changeset.NotAllowed, text: "reserved"},
-		{name: "COM1", format: "patch", input: patchAdd("COM1"), class: changeset.NotAllowed, text: "reserved"},
-		{name: "LPT9.md", format: "diff", input: diffAdd("LPT9.md"), class: changeset.NotAllowed, text: "reserved"},
-		{name: "aux", format: "reply", input: reply("aux"), class: changeset.NotAllowed, text: "reserved"},
-		{name: "Con.nika.yaml in a directory", format: "patch", input: patchAdd("dir/Con.nika.yaml"), class: changeset.NotAllowed, text: "reserved"},
-		{name: "PRN as a directory", format: "reply", input: reply("prn/x.nika.yaml"), class: changeset.NotAllowed, text: "reserved"},
-		{name: "COM superscript", format: "reply", input: reply("COM\u00b9.txt"), class: changeset.NotAllowed, text: "reserved"},
+		{name: "CON", format: "reply", input: reply("CON"), class: refusal.NotAllowed, text: "reserved"},
+		{name: "nul.txt", format: "reply", input: reply("nul.txt"), class: refusal.NotAllowed, text: "reserved"},
+		{name: "COM1", format: "patch", input: patchAdd("COM1"), class: refusal.NotAllowed, text: "reserved"},
+		{name: "LPT9.md", format: "diff", input: diffAdd("LPT9.md"), class: refusal.NotAllowed, text: "reserved"},
+		{name: "aux", format: "reply", input: reply("aux"), class: refusal.NotAllowed, text: "reserved"},
+		{name: "Con.nika.yaml in a directory", format: "patch", input: patchAdd("dir/Con.nika.yaml"), class: refusal.NotAllowed, text: "reserved"},
+		{name: "PRN as a directory", format: "reply", input: reply("prn/x.nika.yaml"), class: refusal.NotAllowed, text: "reserved"},
+		{name: "COM superscript", format: "reply", input: reply("COM\u00b9.txt"), class: refusal.NotAllowed, text: "reserved"},
 		// The hooks that judge an apply.
-		{name: ".nika/hooks", format: "reply", input: reply(".nika/hooks/post-apply"), class: changeset.NotAllowed, text: "hooks"},
-		{name: ".NIKA/Hooks", format: "patch", input: patchAdd(".NIKA/Hooks/x"), class: changeset.NotAllowed, text: "hooks"},
-		{name: ".nika/hooks itself", format: "diff", input: diffAdd(".nika/hooks"), class: changeset.NotAllowed, text: "hooks"},
-		{name: ".nika/HOOKS deep", format: "reply", input: reply(".nika/HOOKS/deep/x.nika.yaml"), class: changeset.NotAllowed, text: "hooks"},
-		{name: "move into .nika/hooks", format: "patch", input: patchMove("a.nika.yaml", ".nika/hooks/post-apply.d/x"), class: changeset.NotAllowed, text: "hooks"},
-		{name: "delete a hook", format: "patch", input: "*** Begin Patch\n*** Delete File: .nika/hooks/post-apply\n*** End Patch\n", class: changeset.NotAllowed, text: "hooks"},
-		{name: ".nika. /hooks (Windows alias)", format: "reply", input: reply(".nika./hooks/x"), class: changeset.Invalid, text: "Windows drops"},
-		{name: ".nika/hooks with ZWNJ (HFS+ alias)", format: "reply", input: reply(".nika/hook\u200cs/x"), class: changeset.Invalid, text: "invisible"},
-		{name: "NIKA~1/hooks (8.3 alias of .nika)", format: "patch", input: patchAdd("NIKA~1/hooks/post-apply"), class: changeset.NotAllowed, text: "short name of .nika"},
-		{name: ".nika/hooks. (Windows alias)", format: "patch", input: patchAdd(".nika/hooks./x"), class: changeset.Invalid, text: "Windows drops"},
+		{name: ".nika/hooks", format: "reply", input: reply(".nika/hooks/post-apply"), class: refusal.NotAllowed, text: "hooks"},
+		{name: ".NIKA/Hooks", format: "patch", input: patchAdd(".NIKA/Hooks/x"), class: refusal.NotAllowed, text: "hooks"},
+		{name: ".nika/hooks itself", format: "diff", input: diffAdd(".nika/hooks"), class: refusal.NotAllowed, text: "hooks"},
+		{name: ".nika/HOOKS deep", format: "reply", input: reply(".nika/HOOKS/deep/x.nika.yaml"), class: refusal.NotAllowed, text: "hooks"},
+		{name: "move into .nika/hooks", format: "patch", input: patchMove("a.nika.yaml", ".nika/hooks/post-apply.d/x"), class: refusal.NotAllowed, text: "hooks"},
+		{name: "delete a hook", format: "patch", input: "*** Begin Patch\n*** Delete File: .nika/hooks/post-apply\n*** End Patch\n", class: refusal.NotAllowed, text: "hooks"},
+		{name: ".nika. /hooks (Windows alias)", format: "reply", input: reply(".nika./hooks/x"), class: refusal.Invalid, text: "Windows drops"},
+		{name: ".nika/hooks with ZWNJ (HFS+ alias)", format: "reply", input: reply(".nika/hook\u200cs/x"), class: refusal.Invalid, text: "invisible"},
+		{name: "NIKA~1/hooks (8.3 alias of .nika)", format: "patch", input: patchAdd("NIKA~1/hooks/post-apply"), class: refusal.NotAllowed, text: "short name of .nika"},
+		{name: ".nika/hooks. (Windows alias)", format: "patch", input: patchAdd(".nika/hooks./x"), class: refusal.Invalid, text: "Windows drops"},
 	}
 }
 
@@ -309,7 +310,7 @@ func hostileCorpus() []hostileCase {
 // record, no index rewrite.
 func TestHostileChangeSetsAreRefusedBeforeStaging(t *testing.T) {
 	g, r := hostileRepo(t)
-	classes := map[changeset.Class]int{}
+	classes := map[refusal.Class]int{}
 	for _, tc := range hostileCorpus() {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.fold {
@@ -353,13 +354,13 @@ func checkRefusal(t *testing.T, tc hostileCase, err error) {
 	if err == nil {
 		t.Fatalf("accepted; want a %s refusal", tc.class)
 	}
-	if c := changeset.ClassOf(err); c != tc.class {
+	if c := refusal.ClassOf(err); c != tc.class {
 		t.Errorf("class = %s, want %s: %v", c, tc.class, err)
 	}
 	if !strings.Contains(err.Error(), tc.text) {
 		t.Errorf("the refusal does not say %q: %v", tc.text, err)
 	}
-	var ce *changeset.Error
+	var ce *refusal.Error
 	if errors.As(err, &ce) && ce.Hint == "" {
 		t.Errorf("the refusal has no fix: %v", err)
 	}
@@ -433,7 +434,7 @@ func TestFoldsAgainstTheIndex(t *testing.T) {
 		switch {
 		case want == "" && err != nil:
 			t.Errorf("%q: refused: %v", p, err)
-		case want != "" && (changeset.ClassOf(err) != changeset.NotAllowed || !strings.Contains(err.Error(), changeset.Quote(want))):
+		case want != "" && (refusal.ClassOf(err) != refusal.NotAllowed || !strings.Contains(err.Error(), changeset.Quote(want))):
 			t.Errorf("%q: err = %v, want a collision with %q", p, err, want)
 		}
 	}
@@ -500,26 +501,26 @@ func TestSymlinksPlantedAfterProposeAreRefusedAtApply(t *testing.T) {
 		name  string
 		input string
 		plant func(t *testing.T, g *gittest.Repo, out string)
-		class changeset.Class
+		class refusal.Class
 		text  string
 	}{
 		{
 			name:  "parent directory becomes a symlink out of the root",
 			input: reply("dir/new.nika.yaml"),
 			plant: func(t *testing.T, g *gittest.Repo, out string) { replaceWithSymlink(t, g, "dir", out) },
-			class: changeset.NotAllowed, text: "symlink",
+			class: refusal.NotAllowed, text: "symlink",
 		},
 		{
 			name:  "new parent directory planted as a symlink to .git",
 			input: reply("newdir/config", "newdir/hooks/pre-commit"),
 			plant: func(t *testing.T, g *gittest.Repo, out string) { replaceWithSymlink(t, g, "newdir", ".git") },
-			class: changeset.NotAllowed, text: "symlink",
+			class: refusal.NotAllowed, text: "symlink",
 		},
 		{
 			name:  "parent directory becomes a symlink to .git/hooks",
 			input: reply("dir/pre-commit"),
 			plant: func(t *testing.T, g *gittest.Repo, out string) { replaceWithSymlink(t, g, "dir", "../.git/hooks") },
-			class: changeset.NotAllowed, text: "symlink",
+			class: refusal.NotAllowed, text: "symlink",
 		},
 		{
 			name:  "parent of an update becomes a symlink to the same bytes",
@@ -530,7 +531,7 @@ func TestSymlinksPlantedAfterProposeAreRefusedAtApply(t *testing.T) {
 				}
 				replaceWithSymlink(t, g, "dir", out)
 			},
-			class: changeset.NotAllowed, text: "symlink",
+			class: refusal.NotAllowed, text: "symlink",
 		},
 		{
 			name:  "a symlink at a create's path",
@@ -538,7 +539,7 @@ func TestSymlinksPlantedAfterProposeAreRefusedAtApply(t *testing.T) {
 			plant: func(t *testing.T, g *gittest.Repo, out string) {
 				replaceWithSymlink(t, g, "new.nika.yaml", filepath.Join(out, "victim.nika.yaml"))
 			},
-			class: changeset.StaleRevision, text: "now exists",
+			class: refusal.StaleRevision, text: "now exists",
 		},
 		{
 			name:  "a dangling symlink at a create's path",
@@ -546,7 +547,7 @@ func TestSymlinksPlantedAfterProposeAreRefusedAtApply(t *testing.T) {
 			plant: func(t *testing.T, g *gittest.Repo, out string) {
 				replaceWithSymlink(t, g, "new.nika.yaml", filepath.Join(out, "not-yet.nika.yaml"))
 			},
-			class: changeset.StaleRevision, text: "now exists",
+			class: refusal.StaleRevision, text: "now exists",
 		},
 		{
 			name:  "an updated file becomes a symlink to the same bytes",
@@ -554,7 +555,7 @@ func TestSymlinksPlantedAfterProposeAreRefusedAtApply(t *testing.T) {
 			plant: func(t *testing.T, g *gittest.Repo, out string) {
 				replaceWithSymlink(t, g, "top.nika.yaml", filepath.Join(out, "victim.nika.yaml"))
 			},
-			class: changeset.StaleRevision, text: "no longer a regular file",
+			class: refusal.StaleRevision, text: "no longer a regular file",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -566,7 +567,7 @@ func TestSymlinksPlantedAfterProposeAreRefusedAtApply(t *testing.T) {
 			if err == nil {
 				t.Fatal("apply followed the planted symlink")
 			}
-			if c := changeset.ClassOf(err); c != tc.class || !strings.Contains(err.Error(), tc.text) {
+			if c := refusal.ClassOf(err); c != tc.class || !strings.Contains(err.Error(), tc.text) {
 				t.Errorf("refusal = %s %v, want %s with %q", c, err, tc.class, tc.text)
 			}
 			if !strings.Contains(err.Error(), "nothing was applied") {
@@ -683,10 +684,10 @@ func TestObstaclesOnlyOnDiskAreRefusedAtPropose(t *testing.T) {
 				}
 				sameTree(t, "the working tree", before, after)
 				g.Git("fsck", "--strict")
-				t.Fatalf("propose accepts a file where only the disk has a directory; every apply then refuses with %s %q", changeset.ClassOf(aerr), aerr)
+				t.Fatalf("propose accepts a file where only the disk has a directory; every apply then refuses with %s %q", refusal.ClassOf(aerr), aerr)
 			}
-			t.Logf("refused: %s: %v", changeset.ClassOf(err), err)
-			if c := changeset.ClassOf(err); c != changeset.Dirty && c != changeset.NotAllowed {
+			t.Logf("refused: %s: %v", refusal.ClassOf(err), err)
+			if c := refusal.ClassOf(err); c != refusal.Dirty && c != refusal.NotAllowed {
 				t.Errorf("class = %s, want Dirty or NotAllowed: %v", c, err)
 			}
 			sameTree(t, "the repository", before, snapshot(t, g.Dir))
@@ -724,8 +725,8 @@ func TestNestedRepositoryIsRefused(t *testing.T) {
 		}
 		return
 	}
-	t.Logf("refused: %s: %v", changeset.ClassOf(err), err)
-	if c := changeset.ClassOf(err); c != changeset.NotAllowed && c != changeset.Unsupported {
+	t.Logf("refused: %s: %v", refusal.ClassOf(err), err)
+	if c := refusal.ClassOf(err); c != refusal.NotAllowed && c != refusal.Unsupported {
 		t.Errorf("class = %s, want NotAllowed or Unsupported", c)
 	}
 	sameTree(t, "the repository", before, snapshot(t, g.Dir))

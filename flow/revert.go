@@ -8,6 +8,7 @@ import (
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/preview"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // revertWalk bounds how far back Revert looks for the commits that touched
@@ -26,27 +27,27 @@ func Revert(r *gitstage.Repo, commit string) (*Proposed, error) {
 		return nil, err
 	}
 	if l.ClaimedID == "" {
-		return nil, changeset.Refuse(changeset.Invalid, "revert an ordinary commit with git revert",
+		return nil, refusal.New(refusal.Invalid, "revert an ordinary commit with git revert",
 			"commit %s is not a proposal (it has no Nika-Proposal trailer)", short(commit))
 	}
 	p := l.Proposal
 	if rec, err := r.Find(l.ClaimedID); err == nil && rec.ID == l.ClaimedID && rec.State != gitstage.Applied && rec.Commit == commit {
-		return nil, changeset.Refuse(changeset.Invalid, "nika discard "+short(rec.ID)+" drops a proposal that was never applied",
+		return nil, refusal.New(refusal.Invalid, "nika discard "+short(rec.ID)+" drops a proposal that was never applied",
 			"proposal %s was never applied (it is %s), so there is nothing to revert", short(rec.ID), rec.State)
 	}
 	if p.ID != l.ClaimedID {
-		return nil, changeset.Refuse(changeset.TamperedTrailer, "run nika verify "+short(commit)+" to see why",
+		return nil, refusal.New(refusal.TamperedTrailer, "run nika verify "+short(commit)+" to see why",
 			"commit %s does not prove its Nika-Proposal trailer, so nika will not invert it", short(commit))
 	}
 	if len(p.Set.Changes) == 0 {
-		return nil, changeset.Refuse(changeset.Invalid, "", "proposal %s changes nothing", short(p.ID))
+		return nil, refusal.New(refusal.Invalid, "", "proposal %s changes nothing", short(p.ID))
 	}
 	base, err := r.OpenBase()
 	if err != nil {
 		return nil, err
 	}
 	if base.Head.Unborn() {
-		return nil, changeset.Refuse(changeset.NotFound, "", "HEAD has no commit yet, so there is nothing to revert")
+		return nil, refusal.New(refusal.NotFound, "", "HEAD has no commit yet, so there is nothing to revert")
 	}
 	// HEAD must hold exactly the proposal's after-state at every path.
 	var moved []changeset.Path
@@ -171,7 +172,7 @@ func revertConflict(r *gitstage.Repo, head, commit string, p *changeset.Proposal
 		}
 		parts = append(parts, s)
 	}
-	return changeset.Refuse(changeset.StaleRevision,
+	return refusal.New(refusal.StaleRevision,
 		"revert by hand, or propose the inverse of the later changes first; nika does not merge",
 		"proposal %s does not invert cleanly: HEAD no longer holds its bytes at %s", short(p.ID), strings.Join(parts, ", "))
 }

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // The small change every state proposes: an update and a create in a
@@ -77,7 +77,7 @@ func appliedClean(t *testing.T, g *gittest.Repo, p *flow.Proposed) {
 
 // refused proposes stateChange (or input) and checks the refusal, and that
 // nothing in the repository changed, .git included.
-func refused(t *testing.T, g *gittest.Repo, input string, class changeset.Class, text string) {
+func refused(t *testing.T, g *gittest.Repo, input string, class refusal.Class, text string) {
 	t.Helper()
 	before := snapshot(t, g.Dir)
 	r, err := gitstage.Open(g.Dir)
@@ -87,13 +87,13 @@ func refused(t *testing.T, g *gittest.Repo, input string, class changeset.Class,
 	if err == nil {
 		t.Fatalf("accepted; want a %s refusal saying %q", class, text)
 	}
-	if c := changeset.ClassOf(err); c != class || !strings.Contains(err.Error(), text) {
+	if c := refusal.ClassOf(err); c != class || !strings.Contains(err.Error(), text) {
 		t.Errorf("refusal = %s %q, want %s saying %q", c, err, class, text)
 	}
 	if strings.Contains(err.Error(), g.Dir) {
 		t.Errorf("the refusal names an absolute path: %v", err)
 	}
-	t.Logf("refused: %s: %v", changeset.ClassOf(err), err)
+	t.Logf("refused: %s: %v", refusal.ClassOf(err), err)
 	sameTree(t, "the repository", before, snapshot(t, g.Dir))
 }
 
@@ -270,7 +270,7 @@ func TestStateIndexSkipHash(t *testing.T) {
 func TestStateSplitIndexIsRefused(t *testing.T) {
 	g := stateRepo(t)
 	g.Git("update-index", "--split-index")
-	refused(t, g, stateChange, changeset.Unsupported, "split")
+	refused(t, g, stateChange, refusal.Unsupported, "split")
 }
 
 func TestStateSparseIndexIsRefused(t *testing.T) {
@@ -279,7 +279,7 @@ func TestStateSparseIndexIsRefused(t *testing.T) {
 	if !hasExtension(t, g, "sdir") {
 		t.Fatalf("git wrote no sparse index: %s", g.Git("ls-files", "--sparse"))
 	}
-	refused(t, g, stateChange, changeset.Unsupported, "sparse")
+	refused(t, g, stateChange, refusal.Unsupported, "sparse")
 }
 
 // TestStateSparseCheckoutFullIndex is a cone-mode sparse checkout with a
@@ -302,7 +302,7 @@ func TestStateSparseCheckoutFullIndex(t *testing.T) {
 func TestStateSkipWorktreeTargetIsRefused(t *testing.T) {
 	g := stateRepo(t)
 	g.Git("update-index", "--skip-worktree", "a.nika.yaml")
-	refused(t, g, stateChange, changeset.Unsupported, "skip-worktree")
+	refused(t, g, stateChange, refusal.Unsupported, "skip-worktree")
 }
 
 // conflicted leaves a real merge conflict on a.nika.yaml.
@@ -325,7 +325,7 @@ func conflicted(t *testing.T) *gittest.Repo {
 
 func TestStateConflictedTargetIsRefused(t *testing.T) {
 	g := conflicted(t)
-	refused(t, g, stateChange, changeset.Dirty, "merge")
+	refused(t, g, stateChange, refusal.Dirty, "merge")
 }
 
 // TestStateCleanMergeInProgressIsRefused starts a merge without conflicts
@@ -352,7 +352,7 @@ func TestStateCleanMergeInProgressIsRefused(t *testing.T) {
 		refusedAtApply(t, g, before, err)
 		return
 	}
-	t.Logf("refused: %s: %v", changeset.ClassOf(err), err)
+	t.Logf("refused: %s: %v", refusal.ClassOf(err), err)
 	sameTree(t, "the repository", before, snapshot(t, g.Dir))
 }
 
@@ -361,7 +361,7 @@ func TestStateCleanMergeInProgressIsRefused(t *testing.T) {
 // objects and record may exist).
 func refusedAtApply(t *testing.T, g *gittest.Repo, before map[string]string, err error) {
 	t.Helper()
-	t.Logf("refused at apply: %s: %v", changeset.ClassOf(err), err)
+	t.Logf("refused at apply: %s: %v", refusal.ClassOf(err), err)
 	after := snapshot(t, g.Dir)
 	for _, m := range []map[string]string{before, after} {
 		for k := range m {
@@ -389,14 +389,14 @@ func TestStateMergeInProgressIsRefused(t *testing.T) {
 		refusedAtApply(t, g, before, err)
 		return
 	}
-	t.Logf("refused: %s: %v", changeset.ClassOf(err), err)
+	t.Logf("refused: %s: %v", refusal.ClassOf(err), err)
 	sameTree(t, "the repository", before, snapshot(t, g.Dir))
 }
 
 func TestStateAutocrlfIsRefused(t *testing.T) {
 	g := stateRepo(t)
 	g.Git("config", "core.autocrlf", "true")
-	refused(t, g, stateChange, changeset.Unsupported, "core.autocrlf")
+	refused(t, g, stateChange, refusal.Unsupported, "core.autocrlf")
 }
 
 func TestStateAttributesEOLIsRefused(t *testing.T) {
@@ -411,7 +411,7 @@ func TestStateAttributesEOLIsRefused(t *testing.T) {
 		t.Fatalf("the checkout is not CRLF and clean: %q", g.Read("a.nika.yaml"))
 	}
 	t.Run("a create", func(t *testing.T) {
-		refused(t, g, "```yaml path=sub/new.nika.yaml\nnika: new\n```\n", changeset.Unsupported, "CRLF")
+		refused(t, g, "```yaml path=sub/new.nika.yaml\nnika: new\n```\n", refusal.Unsupported, "CRLF")
 	})
 	t.Run("an update", func(t *testing.T) {
 		before := snapshot(t, g.Dir)
@@ -421,11 +421,11 @@ func TestStateAttributesEOLIsRefused(t *testing.T) {
 			t.Fatal("accepted an update of a file git converts to CRLF")
 		}
 		sameTree(t, "the repository", before, snapshot(t, g.Dir))
-		t.Logf("refused: %s: %v", changeset.ClassOf(err), err)
-		if changeset.ClassOf(err) == changeset.Dirty {
+		t.Logf("refused: %s: %v", refusal.ClassOf(err), err)
+		if refusal.ClassOf(err) == refusal.Dirty {
 			t.Fatal("a clean file under eol=crlf is refused as Dirty (\"uncommitted changes\") though git status is clean; the refusal should be Unsupported and name the attribute")
 		}
-		if c := changeset.ClassOf(err); c != changeset.Unsupported || !strings.Contains(err.Error(), "CRLF") {
+		if c := refusal.ClassOf(err); c != refusal.Unsupported || !strings.Contains(err.Error(), "CRLF") {
 			t.Errorf("refusal = %s %v, want Unsupported naming CRLF", c, err)
 		}
 	})
@@ -436,7 +436,7 @@ func TestStateAttributesFilter(t *testing.T) {
 	g.Write(".gitattributes", "*.bin filter=lfs diff=lfs merge=lfs -text\n")
 	g.Commit("attributes")
 	t.Run("a path under the filter is refused", func(t *testing.T) {
-		refused(t, g, "```text path=data.bin\nbytes\n```\n", changeset.Unsupported, "filter")
+		refused(t, g, "```text path=data.bin\nbytes\n```\n", refusal.Unsupported, "filter")
 	})
 	t.Run("other paths work", func(t *testing.T) {
 		works(t, g)
@@ -465,11 +465,11 @@ func TestStateFilteredFileIsRefused(t *testing.T) {
 		t.Fatal("accepted an update of a filtered file")
 	}
 	sameTree(t, "the repository", before, snapshot(t, g.Dir))
-	t.Logf("refused: %s: %v", changeset.ClassOf(err), err)
-	if changeset.ClassOf(err) == changeset.Dirty {
+	t.Logf("refused: %s: %v", refusal.ClassOf(err), err)
+	if refusal.ClassOf(err) == refusal.Dirty {
 		t.Fatal("a clean file under a filter is refused as Dirty (\"uncommitted changes\") though git status is clean; the refusal should be Unsupported and name the filter")
 	}
-	if c := changeset.ClassOf(err); c != changeset.Unsupported || !strings.Contains(err.Error(), "filter") {
+	if c := refusal.ClassOf(err); c != refusal.Unsupported || !strings.Contains(err.Error(), "filter") {
 		t.Errorf("refusal = %s %v, want Unsupported naming the filter", c, err)
 	}
 }
@@ -516,7 +516,7 @@ func TestStateSHA256IsRefused(t *testing.T) {
 	s := &gittest.Repo{T: t, Dir: dir}
 	s.Write("a.nika.yaml", "nika: a1\n")
 	s.Commit("v1")
-	refused(t, s, stateChange, changeset.Unsupported, "SHA-256")
+	refused(t, s, stateChange, refusal.Unsupported, "SHA-256")
 }
 
 func TestStateReftable(t *testing.T) {
@@ -528,7 +528,7 @@ func TestStateReftable(t *testing.T) {
 	s := &gittest.Repo{T: t, Dir: dir}
 	s.Write("a.nika.yaml", "nika: a1\n")
 	s.Commit("v1")
-	refused(t, s, stateChange, changeset.Unsupported, "reftable")
+	refused(t, s, stateChange, refusal.Unsupported, "reftable")
 }
 
 // TestStateRacyTimestamp modifies a file right after the apply wrote it

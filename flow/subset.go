@@ -10,6 +10,7 @@ import (
 	"github.com/nika-dev/nika/checker"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/preview"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // Subset builds a derived proposal that holds only the chosen changes of p:
@@ -19,7 +20,7 @@ import (
 // destination is refused, since a move cannot be split from its source.
 func Subset(r *gitstage.Repo, p *Proposed, only, exclude []string) (*Proposed, error) {
 	if len(only) > 0 && len(exclude) > 0 {
-		return nil, changeset.Refuse(changeset.Invalid, "use one of them", "--only and --exclude cannot be combined")
+		return nil, refusal.New(refusal.Invalid, "use one of them", "--only and --exclude cannot be combined")
 	}
 	sel := only
 	if len(sel) == 0 {
@@ -38,7 +39,7 @@ func Subset(r *gitstage.Repo, p *Proposed, only, exclude []string) (*Proposed, e
 	for _, c := range p.Proposal.Set.Changes {
 		hit := match(c.Path)
 		if c.Kind == changeset.Move && match(c.From) != hit {
-			return nil, changeset.Refuse(changeset.NotAllowed, "name both paths of the move, "+string(c.From)+" and "+string(c.Path),
+			return nil, refusal.New(refusal.NotAllowed, "name both paths of the move, "+string(c.From)+" and "+string(c.Path),
 				"a move cannot be split from its source: %s → %s", changeset.Quote(string(c.From)), changeset.Quote(string(c.Path)))
 		}
 		for _, s := range sel {
@@ -52,11 +53,11 @@ func Subset(r *gitstage.Repo, p *Proposed, only, exclude []string) (*Proposed, e
 	}
 	for _, s := range sel {
 		if !used[s] {
-			return nil, changeset.Refuse(changeset.Invalid, "run nika show to see its paths", "%s names no change of proposal %s", changeset.Quote(s), short(p.Proposal.ID))
+			return nil, refusal.New(refusal.Invalid, "run nika show to see its paths", "%s names no change of proposal %s", changeset.Quote(s), short(p.Proposal.ID))
 		}
 	}
 	if len(keep) == 0 {
-		return nil, changeset.Refuse(changeset.Invalid, "choose at least one change", "the selection leaves no change to apply")
+		return nil, refusal.New(refusal.Invalid, "choose at least one change", "the selection leaves no change to apply")
 	}
 	if len(keep) == len(p.Proposal.Set.Changes) {
 		return p, nil

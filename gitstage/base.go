@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // Base is HEAD's tree seen through the index and the working tree: it
@@ -119,7 +120,7 @@ func (b *Base) Entry(p changeset.Path) (changeset.Entry, error) {
 			if stages[0].Mode == filemode.Submodule {
 				return changeset.Entry{Kind: changeset.Submodule}, nil
 			}
-			return changeset.Entry{}, changeset.Refuse(changeset.Dirty, "commit it, or unstage it with git restore --staged "+ps,
+			return changeset.Entry{}, refusal.New(refusal.Dirty, "commit it, or unstage it with git restore --staged "+ps,
 				"path %s is staged in the index but not committed", q)
 		}
 		if onDisk && fi.IsDir() && !b.index.HasDir(ps) {
@@ -131,7 +132,7 @@ func (b *Base) Entry(p changeset.Path) (changeset.Entry, error) {
 			return changeset.Entry{Kind: changeset.Dir}, nil
 		}
 		if onDisk {
-			return changeset.Entry{}, changeset.Refuse(changeset.Dirty, "move it away, or commit it first",
+			return changeset.Entry{}, refusal.New(refusal.Dirty, "move it away, or commit it first",
 				"an untracked file already exists at %s", q)
 		}
 		return changeset.Entry{Kind: changeset.Absent}, nil
@@ -139,7 +140,7 @@ func (b *Base) Entry(p changeset.Path) (changeset.Entry, error) {
 	switch te.Mode {
 	case filemode.Dir:
 		if onDisk && !fi.IsDir() {
-			return changeset.Entry{}, changeset.Refuse(changeset.Dirty, "restore it with git checkout -- "+ps,
+			return changeset.Entry{}, refusal.New(refusal.Dirty, "restore it with git checkout -- "+ps,
 				"%s is a directory in HEAD but not on disk", q)
 		}
 		return changeset.Entry{Kind: changeset.Dir}, nil
@@ -150,17 +151,17 @@ func (b *Base) Entry(p changeset.Path) (changeset.Entry, error) {
 	}
 	// A regular file: the index and the disk must both hold HEAD's blob.
 	dirty := func(why string) error {
-		return changeset.Refuse(changeset.Dirty, "commit or stash your edits to "+ps+" first", "%s has uncommitted changes (%s)", q, why)
+		return refusal.New(refusal.Dirty, "commit or stash your edits to "+ps+" first", "%s has uncommitted changes (%s)", q, why)
 	}
 	if len(stages) != 1 || stages[0].Stage != 0 {
 		if len(stages) == 0 {
 			return changeset.Entry{}, dirty("deleted from the index")
 		}
-		return changeset.Entry{}, changeset.Refuse(changeset.Dirty, "resolve the conflict and commit first", "%s has an unresolved merge conflict", q)
+		return changeset.Entry{}, refusal.New(refusal.Dirty, "resolve the conflict and commit first", "%s has an unresolved merge conflict", q)
 	}
 	ie := stages[0]
 	if ie.SkipWorktree {
-		return changeset.Entry{}, changeset.Refuse(changeset.Unsupported, "widen the sparse checkout to include it first", "%s is outside the sparse checkout (skip-worktree)", q)
+		return changeset.Entry{}, refusal.New(refusal.Unsupported, "widen the sparse checkout to include it first", "%s is outside the sparse checkout (skip-worktree)", q)
 	}
 	if ie.Hash != te.Hash || (ie.Mode != te.Mode && b.fmode) {
 		return changeset.Entry{}, dirty("the index differs from HEAD")
@@ -199,13 +200,13 @@ func (b *Base) CheckNew(p changeset.Path, after []byte) error {
 func (b *Base) checkFilters(p string, data []byte) error {
 	q := changeset.Quote(p)
 	if b.crlf == "true" || b.crlf == "input" {
-		return changeset.Refuse(changeset.Unsupported, "set git config core.autocrlf false in this repository",
+		return refusal.New(refusal.Unsupported, "set git config core.autocrlf false in this repository",
 			"%s would be converted by core.autocrlf=%s, so its bytes on disk could differ from the commit", q, b.crlf)
 	}
 	a := b.attrs.lookup(p)
 	for _, k := range []string{"filter", "ident", "working-tree-encoding"} {
 		if v, ok := a[k]; ok && v != "false" && v != "unset" {
-			return changeset.Refuse(changeset.Unsupported, "edit it by hand, or remove the attribute",
+			return refusal.New(refusal.Unsupported, "edit it by hand, or remove the attribute",
 				"%s is under the git attribute %s (%s), which nika does not run", q, k, v)
 		}
 	}
@@ -215,11 +216,11 @@ func (b *Base) checkFilters(p string, data []byte) error {
 		text = crlf
 	}
 	if eol == "crlf" || (text != "" && text != "false" && text != "unset" && coreEOL(b.r) == "crlf") {
-		return changeset.Refuse(changeset.Unsupported, "remove the eol attribute for it, or edit it by hand",
+		return refusal.New(refusal.Unsupported, "remove the eol attribute for it, or edit it by hand",
 			"%s is checked out with CRLF line endings by git attributes, so its bytes on disk would differ from the commit", q)
 	}
 	if text != "" && text != "false" && text != "unset" && bytes.Contains(data, []byte("\r\n")) {
-		return changeset.Refuse(changeset.Unsupported, "convert the line endings to LF, or mark the file -text in .gitattributes",
+		return refusal.New(refusal.Unsupported, "convert the line endings to LF, or mark the file -text in .gitattributes",
 			"%s holds CRLF line endings but git normalizes it as text, so the commit would differ from the preview", q)
 	}
 	return nil
@@ -295,7 +296,7 @@ func (b *Base) Files(dir changeset.Path) ([]changeset.Path, error) {
 	q := changeset.Quote(string(dir))
 	if t, _ := b.tree(string(dir)); t == nil {
 		if fi, err := os.Lstat(diskDir); err == nil && fi.IsDir() {
-			return nil, changeset.Refuse(changeset.Dirty, "move it away, or commit it first", "a directory that git does not track is in the way at %s", q)
+			return nil, refusal.New(refusal.Dirty, "move it away, or commit it first", "a directory that git does not track is in the way at %s", q)
 		}
 	}
 	err := filepath.WalkDir(diskDir, func(p string, d fs.DirEntry, err error) error {
@@ -304,7 +305,7 @@ func (b *Base) Files(dir changeset.Path) ([]changeset.Path, error) {
 		}
 		rel, _ := filepath.Rel(b.r.Root, p)
 		if rel = filepath.ToSlash(rel); !known[rel] {
-			return changeset.Refuse(changeset.Dirty, "move it away, or commit it first", "an untracked file %s is in the way of %s", changeset.Quote(rel), q)
+			return refusal.New(refusal.Dirty, "move it away, or commit it first", "an untracked file %s is in the way of %s", changeset.Quote(rel), q)
 		}
 		return nil
 	})
@@ -325,7 +326,7 @@ func (r *Repo) InProgress() error {
 		{"rebase-apply", "a rebase or git am", "git rebase --continue or --abort"},
 	} {
 		if _, err := os.Lstat(filepath.Join(r.GitDir, s.file)); err == nil {
-			return changeset.Refuse(changeset.Dirty, "finish it first: "+s.fix, "%s is in progress in this repository", s.what)
+			return refusal.New(refusal.Dirty, "finish it first: "+s.fix, "%s is in progress in this repository", s.what)
 		}
 	}
 	return nil

@@ -10,8 +10,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
-	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/gitstage/gitindex"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // IndexEntry is the part of an index entry the clean check reads.
@@ -56,9 +56,9 @@ func (r *Repo) ReadIndex() (*IndexSnapshot, error) {
 // IndexError classifies an index read error for a human.
 func IndexError(err error) error {
 	if errors.Is(err, gitindex.ErrSplitIndex) || errors.Is(err, gitindex.ErrSparseIndex) || errors.Is(err, gitindex.ErrMandatoryExtension) {
-		return &changeset.Error{Class: changeset.Unsupported, Err: err, Text: strings.TrimPrefix(err.Error(), "gitindex: "), Hint: "convert the index with the git command named above, then try again"}
+		return &refusal.Error{Class: refusal.Unsupported, Err: err, Text: strings.TrimPrefix(err.Error(), "gitindex: "), Hint: "convert the index with the git command named above, then try again"}
 	}
-	return &changeset.Error{Class: changeset.Io, Err: err, Text: "could not read the index: " + strings.TrimPrefix(err.Error(), "gitindex: "), Hint: "run git status to check the repository"}
+	return &refusal.Error{Class: refusal.Io, Err: err, Text: "could not read the index: " + strings.TrimPrefix(err.Error(), "gitindex: "), Hint: "run git status to check the repository"}
 }
 
 // Stages returns the entries at p (one at stage 0, or the conflict stages).

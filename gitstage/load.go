@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // Loaded is a proposal re-derived from its commit alone, with what the
@@ -213,7 +214,7 @@ func (r *Repo) diffTrees(prefix string, a, b *object.Tree, out *[]fileDiff) erro
 			case filemode.Regular, filemode.Executable, filemode.Deprecated:
 				*x.f = x.e
 			default:
-				return changeset.Refuse(changeset.Unsupported, "", "%s is a symlink or submodule change, which no nika proposal makes", changeset.Quote(p))
+				return refusal.New(refusal.Unsupported, "", "%s is a symlink or submodule change, which no nika proposal makes", changeset.Quote(p))
 			}
 		}
 		if fa != nil || fb != nil {

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // Lock is git's lock file protocol: create <file>.lock exclusively, write
@@ -47,7 +47,7 @@ func AcquireLock(path, display string, wait time.Duration) (*Lock, error) {
 			return nil, ioRefusal("lock "+display, err)
 		}
 		if time.Now().After(deadline) {
-			return nil, &changeset.Error{Class: changeset.Locked, Err: err,
+			return nil, &refusal.Error{Class: refusal.Locked, Err: err,
 				Text: fmt.Sprintf("%s.lock exists: another git process is using the repository", display),
 				Hint: fmt.Sprintf("wait for it to finish; if no git process is running, remove %s.lock", display)}
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // BlobHash is git's object id of a blob holding b.
@@ -137,7 +138,7 @@ func (r *Repo) writeObject(o interface {
 }) (plumbing.Hash, error) {
 	obj := &plumbing.MemoryObject{}
 	if err := o.Encode(obj); err != nil {
-		return plumbing.ZeroHash, changeset.Refuse(changeset.Internal, "", "encode an object: %v", err)
+		return plumbing.ZeroHash, refusal.New(refusal.Internal, "", "encode an object: %v", err)
 	}
 	h := obj.Hash()
 	if r.HasObject(h) {
@@ -288,11 +289,11 @@ func (r *Repo) syncObjects() bool {
 
 func missingObject(kind string, h plumbing.Hash, err error) error {
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		return &changeset.Error{Class: changeset.NotFound, Err: err,
+		return &refusal.Error{Class: refusal.NotFound, Err: err,
 			Text: fmt.Sprintf("the %s %s is missing from the object database (pruned by git gc, or a shallow clone)", kind, h),
 			Hint: "rebuild the preview with nika propose; in a shallow clone, fetch more history"}
 	}
-	return &changeset.Error{Class: changeset.Io, Err: err, Text: fmt.Sprintf("could not read the %s %s: %v", kind, h, err), Hint: "run git fsck to check the repository"}
+	return &refusal.Error{Class: refusal.Io, Err: err, Text: fmt.Sprintf("could not read the %s %s: %v", kind, h, err), Hint: "run git fsck to check the repository"}
 }
 
 // modeOf converts a git tree mode.

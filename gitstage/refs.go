@@ -8,8 +8,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-
-	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // RefLock holds a ref (and HEAD, when HEAD points at it) locked for a
@@ -34,7 +33,7 @@ func (r *Repo) LockRef(branch string, want plumbing.Hash) (*RefLock, error) {
 	}
 	stale := func(why string) error {
 		rl.Rollback()
-		return changeset.Refuse(changeset.StaleRevision, "rebuild the preview with nika propose",
+		return refusal.New(refusal.StaleRevision, "rebuild the preview with nika propose",
 			"the project changed since this preview (%s) · nothing was applied", why)
 	}
 	head, err := r.ReadHead()
@@ -217,7 +216,7 @@ func (r *Repo) UpdateRef(name string, want, new plumbing.Hash, sig object.Signat
 	}
 	if old != want {
 		lk.Rollback()
-		return changeset.Refuse(changeset.StaleRevision, "try again", "%s moved from %s to %s while nika was writing it", name, short(want), short(old))
+		return refusal.New(refusal.StaleRevision, "try again", "%s moved from %s to %s while nika was writing it", name, short(want), short(old))
 	}
 	if err := lk.Write([]byte(new.String() + "\n")); err != nil {
 		lk.Rollback()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // State is where a proposal is in its life.
@@ -70,7 +71,7 @@ func (r *Repo) readRecord(id string) (*Record, error) {
 	}
 	var rec Record
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, changeset.Refuse(changeset.Internal, "remove the file to forget the proposal", "the registry record %s is corrupt: %v", id, err)
+		return nil, refusal.New(refusal.Internal, "remove the file to forget the proposal", "the registry record %s is corrupt: %v", id, err)
 	}
 	return &rec, nil
 }
@@ -112,7 +113,7 @@ const MinPrefix = 8
 func (r *Repo) Find(prefix string) (*Record, error) {
 	prefix = strings.ToLower(strings.TrimSpace(prefix))
 	if len(prefix) < MinPrefix || strings.Trim(prefix, "0123456789abcdef") != "" {
-		return nil, changeset.Refuse(changeset.Invalid, "give at least 8 hex characters of the id, as nika list shows it",
+		return nil, refusal.New(refusal.Invalid, "give at least 8 hex characters of the id, as nika list shows it",
 			"%q is not a proposal id or a prefix of at least %d hex characters", prefix, MinPrefix)
 	}
 	if len(prefix) == 64 {
@@ -139,11 +140,11 @@ func (r *Repo) Find(prefix string) (*Record, error) {
 	}
 	switch len(hits) {
 	case 0:
-		return nil, changeset.Refuse(changeset.NotFound, "run nika list to see the pending proposals", "no proposal has the id %s", prefix)
+		return nil, refusal.New(refusal.NotFound, "run nika list to see the pending proposals", "no proposal has the id %s", prefix)
 	case 1:
 		return hits[0], nil
 	}
-	return nil, changeset.Refuse(changeset.Ambiguous, "give more characters of the id", "%d proposals start with %s", len(hits), prefix)
+	return nil, refusal.New(refusal.Ambiguous, "give more characters of the id", "%d proposals start with %s", len(hits), prefix)
 }
 
 // writeFileAtomic writes through a temp file in the same directory and a

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // ProposalRefPrefix is where published proposals live on a remote, and
@@ -45,7 +46,7 @@ func (r *Repo) ResolveRemote(arg string) (Remote, error) {
 		wd, _ := os.Getwd()
 		return Remote{URL: localURL(arg, wd)}, nil
 	}
-	return Remote{}, changeset.Refuse(changeset.NotFound, "add it with git remote add NAME URL, or give a URL or a path",
+	return Remote{}, refusal.New(refusal.NotFound, "add it with git remote add NAME URL, or give a URL or a path",
 		"no remote is named %s, and it is not a path to a repository", changeset.Quote(arg))
 }
 
@@ -73,7 +74,7 @@ func (rm Remote) label() string {
 // had that ref at that commit.
 func (r *Repo) PushProposal(rm Remote, id, commit string) (bool, error) {
 	if !plumbing.IsHash(commit) {
-		return false, changeset.Refuse(changeset.Invalid, "", "%q is not a commit id", commit)
+		return false, refusal.New(refusal.Invalid, "", "%q is not a commit id", commit)
 	}
 	remote := git.NewRemote(r.store, &config.RemoteConfig{Name: "nika", URLs: []string{rm.URL}})
 	err := remote.PushContext(context.Background(), &git.PushOptions{
@@ -135,16 +136,16 @@ func (r *Repo) ProposalRefs() ([]Fetched, error) {
 func remoteRefusal(verb string, rm Remote, err error) error {
 	// The URL of a local remote is a host path: never in the text.
 	msg := strings.ReplaceAll(err.Error(), rm.URL, rm.label())
-	class := changeset.Io
+	class := refusal.Io
 	hint := "check the remote's URL and your access to it (git ls-remote " + rm.label() + ")"
 	switch {
 	case errors.Is(err, transport.ErrRepositoryNotFound):
-		class = changeset.NotFound
+		class = refusal.NotFound
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed):
 		hint = "nika uses go-git's transports: check the credentials for " + rm.label()
 	case strings.Contains(msg, "non-fast-forward"):
-		class = changeset.StaleRevision
+		class = refusal.StaleRevision
 		hint = "the remote holds another commit under this proposal id; remove that ref on the remote first"
 	}
-	return &changeset.Error{Class: class, Err: err, Text: fmt.Sprintf("could not %s %s: %s", verb, rm.label(), msg), Hint: hint}
+	return &refusal.Error{Class: class, Err: err, Text: fmt.Sprintf("could not %s %s: %s", verb, rm.label(), msg), Hint: hint}
 }

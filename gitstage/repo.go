@@ -15,8 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
-
-	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // Repo is an open repository with a working tree.
@@ -51,7 +50,7 @@ func Open(dir string) (*Repo, error) {
 			break
 		}
 	}
-	return nil, changeset.Refuse(changeset.NotFound, "run nika inside a git repository, or create one with git init",
+	return nil, refusal.New(refusal.NotFound, "run nika inside a git repository, or create one with git init",
 		"not a git repository (or any parent up to /)")
 }
 
@@ -65,7 +64,7 @@ func openAt(root, dotgit string, fi fs.FileInfo) (*Repo, error) {
 		line := strings.TrimSpace(string(b))
 		p, ok := strings.CutPrefix(line, "gitdir: ")
 		if !ok {
-			return nil, changeset.Refuse(changeset.Unsupported, "check the .git file", ".git is a file that names no gitdir")
+			return nil, refusal.New(refusal.Unsupported, "check the .git file", ".git is a file that names no gitdir")
 		}
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(root, p)
@@ -83,15 +82,15 @@ func openAt(root, dotgit string, fi fs.FileInfo) (*Repo, error) {
 	r := &Repo{Root: root, GitDir: gitDir, CommonDir: common}
 	r.Config = loadConfig(common)
 	if v, _ := r.Config.Get("extensions.objectformat"); strings.EqualFold(v, "sha256") {
-		return nil, changeset.Refuse(changeset.Unsupported, "use nika in a SHA-1 repository for now",
+		return nil, refusal.New(refusal.Unsupported, "use nika in a SHA-1 repository for now",
 			"this repository uses SHA-256 object ids, which nika does not support yet")
 	}
 	if v, _ := r.Config.Get("extensions.refstorage"); v != "" && !strings.EqualFold(v, "files") {
-		return nil, changeset.Refuse(changeset.Unsupported, "convert it with git refs migrate --ref-format=files",
+		return nil, refusal.New(refusal.Unsupported, "convert it with git refs migrate --ref-format=files",
 			"this repository stores refs as %s, which nika does not support", v)
 	}
 	if b, _ := r.Config.Get("core.bare"); b == "true" {
-		return nil, changeset.Refuse(changeset.Unsupported, "run nika in a repository with a working tree", "this is a bare repository")
+		return nil, refusal.New(refusal.Unsupported, "run nika in a repository with a working tree", "this is a bare repository")
 	}
 	r.store = filesystem.NewStorageWithOptions(osfs.New(common), cache.NewObjectLRUDefault(), filesystem.Options{})
 	return r, nil
@@ -124,7 +123,7 @@ func (r *Repo) ReadHead() (Head, error) {
 		return Head{Branch: ref, Commit: h}, nil
 	}
 	if !plumbing.IsHash(s) {
-		return Head{}, changeset.Refuse(changeset.Internal, "check .git/HEAD", "HEAD holds %q, which is neither a ref nor a commit", s)
+		return Head{}, refusal.New(refusal.Internal, "check .git/HEAD", "HEAD holds %q, which is neither a ref nor a commit", s)
 	}
 	return Head{Commit: plumbing.NewHash(s)}, nil
 }
@@ -150,7 +149,7 @@ func (r *Repo) ReadRef(name string) (plumbing.Hash, error) {
 				continue
 			}
 			if !plumbing.IsHash(s) {
-				return plumbing.ZeroHash, changeset.Refuse(changeset.Internal, "repair it with git update-ref", "ref %s holds %q", name, s)
+				return plumbing.ZeroHash, refusal.New(refusal.Internal, "repair it with git update-ref", "ref %s holds %q", name, s)
 			}
 			return plumbing.NewHash(s), nil
 		}
@@ -162,7 +161,7 @@ func (r *Repo) ReadRef(name string) (plumbing.Hash, error) {
 		}
 		return r.packedRef(name)
 	}
-	return plumbing.ZeroHash, changeset.Refuse(changeset.Internal, "", "ref %s is a chain of symbolic refs too deep to follow", name)
+	return plumbing.ZeroHash, refusal.New(refusal.Internal, "", "ref %s is a chain of symbolic refs too deep to follow", name)
 }
 
 func isDirErr(err error) bool {
@@ -195,7 +194,7 @@ func (r *Repo) packedRef(name string) (plumbing.Hash, error) {
 }
 
 func ioRefusal(what string, err error) error {
-	return &changeset.Error{Class: changeset.Io, Text: fmt.Sprintf("could not %s: %v", what, err), Hint: "check the permissions and free space of the repository", Err: err}
+	return &refusal.Error{Class: refusal.Io, Text: fmt.Sprintf("could not %s: %v", what, err), Hint: "check the permissions and free space of the repository", Err: err}
 }
 
 // ShortBranch strips refs/heads/.

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // CommitInfo is what review and proof read of a commit, in plain types so
@@ -37,7 +38,7 @@ type Person struct {
 // Info reads a commit by its hex id.
 func (r *Repo) Info(hex string) (*CommitInfo, error) {
 	if !plumbing.IsHash(hex) {
-		return nil, changeset.Refuse(changeset.Invalid, "", "%q is not a commit id", hex)
+		return nil, refusal.New(refusal.Invalid, "", "%q is not a commit id", hex)
 	}
 	c, err := r.Commit(plumbing.NewHash(hex))
 	if err != nil {
@@ -64,7 +65,7 @@ func (r *Repo) HasCommit(hex string) bool {
 // LoadHex is Load for a commit named by its hex id.
 func (r *Repo) LoadHex(hex string, id IDFunc) (*Loaded, error) {
 	if !plumbing.IsHash(hex) {
-		return nil, changeset.Refuse(changeset.Invalid, "", "%q is not a commit id", hex)
+		return nil, refusal.New(refusal.Invalid, "", "%q is not a commit id", hex)
 	}
 	return r.Load(plumbing.NewHash(hex), id)
 }
@@ -94,7 +95,7 @@ func (r *Repo) Shallow() map[string]bool {
 func (r *Repo) ResolveRev(rev string) (string, error) {
 	rev = strings.TrimSpace(rev)
 	if rev == "" {
-		return "", changeset.Refuse(changeset.Invalid, "name a commit, a ref or a range A..B", "an empty revision")
+		return "", refusal.New(refusal.Invalid, "name a commit, a ref or a range A..B", "an empty revision")
 	}
 	// HEAD is per worktree: resolve it here, the rest through go-git.
 	rest := ""
@@ -112,7 +113,7 @@ func (r *Repo) ResolveRev(rev string) (string, error) {
 		return "", err
 	}
 	if h.Unborn() {
-		return "", changeset.Refuse(changeset.NotFound, "make a first commit", "HEAD names %s, which has no commit yet", ShortBranch(h.Branch))
+		return "", refusal.New(refusal.NotFound, "make a first commit", "HEAD names %s, which has no commit yet", ShortBranch(h.Branch))
 	}
 	if rest == "" {
 		return h.Commit.String(), nil
@@ -123,7 +124,7 @@ func (r *Repo) ResolveRev(rev string) (string, error) {
 func (r *Repo) resolveGoGit(rev, shown string) (string, error) {
 	repo, err := git.Open(r.store, nil)
 	if err != nil {
-		return "", changeset.Refuse(changeset.Internal, "", "open the repository: %v", err)
+		return "", refusal.New(refusal.Internal, "", "open the repository: %v", err)
 	}
 	h, err := repo.ResolveRevision(plumbing.Revision(rev))
 	if err != nil || h == nil || h.IsZero() {
@@ -134,7 +135,7 @@ func (r *Repo) resolveGoGit(rev, shown string) (string, error) {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			why = "an object on the way is missing (a shallow clone?)"
 		}
-		return "", changeset.Refuse(changeset.NotFound, "check the name with git rev-parse "+shown,
+		return "", refusal.New(refusal.NotFound, "check the name with git rev-parse "+shown,
 			"cannot resolve the revision %s: %s", changeset.Quote(shown), why)
 	}
 	return h.String(), nil
@@ -167,7 +168,7 @@ func (r *Repo) RevList(include, exclude []string, limit int) ([]*CommitInfo, err
 		seen[h] = true
 		c, err := r.Commit(h)
 		if err != nil {
-			if changeset.ClassOf(err) == changeset.NotFound {
+			if refusal.ClassOf(err) == refusal.NotFound {
 				return nil
 			}
 			return err

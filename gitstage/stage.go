@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // Trailer keys nika writes under the goal of a proposal commit.
@@ -170,7 +171,7 @@ func (r *Repo) Signature(role string) (object.Signature, error) {
 	}
 	name, email := pick("name"), pick("email")
 	if name == "" || email == "" {
-		return object.Signature{}, changeset.Refuse(changeset.Invalid,
+		return object.Signature{}, refusal.New(refusal.Invalid,
 			`tell git who you are: git config user.name "Your Name" && git config user.email you@example.com`,
 			"git has no %s identity (user.name and user.email)", role)
 	}

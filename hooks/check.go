@@ -8,6 +8,7 @@ import (
 
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/checker"
+	"github.com/nika-dev/nika/refusal"
 	"github.com/nika-dev/nika/safefs"
 )
 
@@ -19,7 +20,7 @@ import (
 //
 // Every file that can be read is checked; the refusals for the ones that
 // cannot (a symlink, a file gone since the apply, an unreadable file) are
-// joined into the error, each a *changeset.Error, in path order.
+// joined into the error, each a *refusal.Error, in path order.
 func CheckFiles(root string, paths []string) ([]checker.Report, error) {
 	reports, errs := checkFiles(root, paths)
 	return reports, errors.Join(errs...)
@@ -47,7 +48,7 @@ func checkFiles(root string, paths []string) ([]checker.Report, []error) {
 	sort.Strings(audited)
 	r, err := safefs.Open(root)
 	if err != nil {
-		return nil, append(errs, changeset.Refuse(changeset.Io, "check that the repository root exists and is readable",
+		return nil, append(errs, refusal.New(refusal.Io, "check that the repository root exists and is readable",
 			"cannot open the repository root to check the applied files: %v", errnoOf(err)))
 	}
 	defer r.Close()
@@ -66,16 +67,16 @@ func checkFiles(root string, paths []string) ([]checker.Report, []error) {
 // readRefusal types a failed read of an applied file, without the host's
 // absolute paths.
 func readRefusal(p string, err error) error {
-	var e *changeset.Error
+	var e *refusal.Error
 	switch {
 	case errors.Is(err, safefs.ErrSymlink), errors.Is(err, syscall.ELOOP):
-		e = changeset.Refuse(changeset.NotAllowed, "replace the symlink with the file itself, then run nika check "+p,
+		e = refusal.New(refusal.NotAllowed, "replace the symlink with the file itself, then run nika check "+p,
 			"%s was not checked: its path passes through a symlink, which nika never follows", p)
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
-		e = changeset.Refuse(changeset.NotFound, "look at what removed it since the apply",
+		e = refusal.New(refusal.NotFound, "look at what removed it since the apply",
 			"%s was not checked: it is no longer on disk", p)
 	default:
-		e = changeset.Refuse(changeset.Io, "check the file's permissions, then run nika check "+p,
+		e = refusal.New(refusal.Io, "check the file's permissions, then run nika check "+p,
 			"%s was not checked: %v", p, errnoOf(err))
 	}
 	e.Err = err

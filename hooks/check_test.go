@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 const (
@@ -69,8 +69,8 @@ func TestCheckFilesRefusesAPathThroughASymlink(t *testing.T) {
 			if err == nil {
 				t.Fatalf("read %s through a symlink", p)
 			}
-			if changeset.ClassOf(err) != changeset.NotAllowed {
-				t.Errorf("class %s: %v", changeset.ClassOf(err), err)
+			if refusal.ClassOf(err) != refusal.NotAllowed {
+				t.Errorf("class %s: %v", refusal.ClassOf(err), err)
 			}
 			if !strings.Contains(err.Error(), p+" was not checked") || strings.Contains(err.Error(), root) {
 				t.Errorf("refusal text: %v", err)
@@ -86,8 +86,8 @@ func TestCheckFilesRefusesAPathThroughASymlink(t *testing.T) {
 func TestCheckFilesSaysWhenAFileIsGone(t *testing.T) {
 	root := t.TempDir()
 	_, err := CheckFiles(root, []string{"gone.nika.yaml"})
-	var e *changeset.Error
-	if !errors.As(err, &e) || e.Class != changeset.NotFound || !strings.Contains(e.Text, "gone.nika.yaml") {
+	var e *refusal.Error
+	if !errors.As(err, &e) || e.Class != refusal.NotFound || !strings.Contains(e.Text, "gone.nika.yaml") {
 		t.Fatalf("%v", err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // repo makes a worktree root with an empty hooks directory.
@@ -342,8 +342,8 @@ func TestAHooksDirectoryThroughASymlinkIsRefused(t *testing.T) {
 			if err == nil {
 				t.Fatalf("snapshot through a symlink at %s: %v", link, set.Names())
 			}
-			if changeset.ClassOf(err) != changeset.NotAllowed {
-				t.Errorf("class %s: %v", changeset.ClassOf(err), err)
+			if refusal.ClassOf(err) != refusal.NotAllowed {
+				t.Errorf("class %s: %v", refusal.ClassOf(err), err)
 			}
 			if strings.Contains(err.Error(), root) || strings.Contains(err.Error(), elsewhere) {
 				t.Errorf("the refusal names a host path: %v", err)
@@ -367,7 +367,7 @@ func TestNoHooksDirectoryIsNoHooks(t *testing.T) {
 	// A file where the directory should be is a refusal, not silence.
 	os.MkdirAll(filepath.Join(root, ".nika/hooks"), 0o755)
 	os.WriteFile(filepath.Join(root, Dir), []byte("x"), 0o644)
-	if _, err := Snapshot(root); changeset.ClassOf(err) != changeset.Unsupported {
+	if _, err := Snapshot(root); refusal.ClassOf(err) != refusal.Unsupported {
 		t.Fatalf("hooks directory is a file: %v", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 	"github.com/nika-dev/nika/safefs"
 	"golang.org/x/sys/unix"
 )
@@ -55,7 +55,7 @@ func (s *Set) Names() []string {
 func Snapshot(root string) (*Set, error) {
 	rfd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, changeset.Refuse(changeset.Io, "check that the repository root exists and is readable",
+		return nil, refusal.New(refusal.Io, "check that the repository root exists and is readable",
 			"cannot open the repository root to read its hooks: %v", errnoOf(err))
 	}
 	fd := rfd
@@ -70,13 +70,13 @@ func Snapshot(root string) (*Set, error) {
 			}
 			if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
 				if isSymlink(root, rel) {
-					return nil, changeset.Refuse(changeset.NotAllowed, "make "+rel+" a real directory",
+					return nil, refusal.New(refusal.NotAllowed, "make "+rel+" a real directory",
 						"%s is a symlink · nika does not follow symlinks to the hooks that judge an apply", rel)
 				}
-				return nil, changeset.Refuse(changeset.Unsupported, "make "+rel+" a directory, or remove it",
+				return nil, refusal.New(refusal.Unsupported, "make "+rel+" a directory, or remove it",
 					"%s is not a directory, so the post-apply hooks cannot be read", rel)
 			}
-			return nil, changeset.Refuse(changeset.Io, "check the permissions of "+rel,
+			return nil, refusal.New(refusal.Io, "check the permissions of "+rel,
 				"cannot open %s: %v", rel, errnoOf(err))
 		}
 		fd = nfd
@@ -85,7 +85,7 @@ func Snapshot(root string) (*Set, error) {
 	defer dir.Close()
 	entries, err := dir.ReadDir(-1)
 	if err != nil {
-		return nil, changeset.Refuse(changeset.Io, "check the permissions of "+Dir,
+		return nil, refusal.New(refusal.Io, "check the permissions of "+Dir,
 			"cannot list %s: %v", Dir, errnoOf(err))
 	}
 	names := make([]string, 0, len(entries))
@@ -131,14 +131,14 @@ func readHook(dirfd int, name string, typ os.FileMode) (hook, error) {
 			h.skip = "removed while the hooks were read"
 			return h, nil
 		}
-		return h, changeset.Refuse(changeset.Io, "check the permissions of "+Dir+"/"+name,
+		return h, refusal.New(refusal.Io, "check the permissions of "+Dir+"/"+name,
 			"cannot read the hook %s: %v", name, errnoOf(err))
 	}
 	f := os.NewFile(uintptr(ffd), name)
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return h, changeset.Refuse(changeset.Io, "", "cannot stat the hook %s: %v", name, errnoOf(err))
+		return h, refusal.New(refusal.Io, "", "cannot stat the hook %s: %v", name, errnoOf(err))
 	}
 	h.mode = fi.Mode()
 	switch {
@@ -157,7 +157,7 @@ func readHook(dirfd int, name string, typ os.FileMode) (hook, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxHookBytes+1))
 	if err != nil {
-		return h, changeset.Refuse(changeset.Io, "", "cannot read the hook %s: %v", name, errnoOf(err))
+		return h, refusal.New(refusal.Io, "", "cannot read the hook %s: %v", name, errnoOf(err))
 	}
 	if len(data) > MaxHookBytes {
 		h.skip = fmt.Sprintf("larger than %d bytes", MaxHookBytes)

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/refusal"
 )
 
 const workflow = "nika: daily\npermits:\n  exec: [\"echo\"]\ntasks:\n  hello:\n    exec:\n      command: [echo, %s]\n"
@@ -75,7 +75,7 @@ func TestVerifyProvenAndNotProposals(t *testing.T) {
 	if got := classes(rs); got != "proven failed:NotAProposal" {
 		t.Fatalf("require-all classes = %q", got)
 	}
-	if c, bad := Worst(rs); !bad || c != changeset.NotAProposal {
+	if c, bad := Worst(rs); !bad || c != refusal.NotAProposal {
 		t.Fatalf("worst = %v %v", c, bad)
 	}
 }
@@ -195,8 +195,8 @@ func TestSelect(t *testing.T) {
 			t.Errorf("Select(%q) = %+v", tc.arg, sel)
 		}
 	}
-	for arg, class := range map[string]changeset.Class{"nope": changeset.NotFound, "a...b": changeset.Invalid, "HEAD~9": changeset.NotFound} {
-		if _, err := Select(r, arg, true); changeset.ClassOf(err) != class {
+	for arg, class := range map[string]refusal.Class{"nope": refusal.NotFound, "a...b": refusal.Invalid, "HEAD~9": refusal.NotFound} {
+		if _, err := Select(r, arg, true); refusal.ClassOf(err) != class {
 			t.Errorf("Select(%q) err = %v, want %s", arg, err, class)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/gitstage"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // Selection is what a revision argument names: a walk (commits reachable
@@ -41,7 +42,7 @@ func Select(r *gitstage.Repo, arg string, single bool) (*Selection, error) {
 		return &Selection{Include: []string{head.Commit.String()}}, nil
 	}
 	if strings.Contains(arg, "...") {
-		return nil, changeset.Refuse(changeset.Invalid, "use A..B: the commits of B that A lacks",
+		return nil, refusal.New(refusal.Invalid, "use A..B: the commits of B that A lacks",
 			"the symmetric range %s is not supported", changeset.Quote(arg))
 	}
 	if a, b, ok := strings.Cut(arg, ".."); ok {
@@ -90,7 +91,7 @@ func resolveOne(r *gitstage.Repo, arg string) (string, error) {
 	if isHex {
 		if rec, ferr := r.Find(arg); ferr == nil {
 			return rec.Commit, nil
-		} else if changeset.ClassOf(ferr) == changeset.Ambiguous {
+		} else if refusal.ClassOf(ferr) == refusal.Ambiguous {
 			return "", ferr
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/preview"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // Status is the outcome for one commit.
@@ -22,9 +23,9 @@ const (
 
 // Failure is one thing that does not hold, with its class and the fix.
 type Failure struct {
-	Class changeset.Class `json:"class"`
-	Text  string          `json:"text"`
-	Hint  string          `json:"hint,omitempty"`
+	Class refusal.Class `json:"class"`
+	Text  string        `json:"text"`
+	Hint  string        `json:"hint,omitempty"`
 }
 
 // Finding is one checker finding in a file the proposal wrote.
@@ -91,7 +92,7 @@ func Verify(r *gitstage.Repo, commits []*gitstage.CommitInfo, opt Options) []*Re
 		}
 		if id, stray := strayTrailer(ci.Message, ok); stray {
 			res.ID = id
-			res.fail(changeset.TamperedTrailer, "the message has a Nika-Proposal line outside nika's trailer block, so the proposal cannot be re-derived: a trailer such as Signed-off-by was added, or the message was edited",
+			res.fail(refusal.TamperedTrailer, "the message has a Nika-Proposal line outside nika's trailer block, so the proposal cannot be re-derived: a trailer such as Signed-off-by was added, or the message was edited",
 				"restore the original message (nika's trailers end it), or propose the change again")
 			continue
 		}
@@ -100,7 +101,7 @@ func Verify(r *gitstage.Repo, commits []*gitstage.CommitInfo, opt Options) []*Re
 			res.Goal = firstLine(ci.Message)
 			if opt.RequireAll {
 				res.Status = Failed
-				res.fail(changeset.NotAProposal, "commit carries no Nika-Proposal trailer: it was not made by a nika proposal",
+				res.fail(refusal.NotAProposal, "commit carries no Nika-Proposal trailer: it was not made by a nika proposal",
 					"make the change through nika propose and nika apply, or leave it out of the range")
 			}
 			continue
@@ -112,7 +113,7 @@ func Verify(r *gitstage.Repo, commits []*gitstage.CommitInfo, opt Options) []*Re
 		}
 		res.Status = Failed
 		if len(ci.Parents) > 1 {
-			res.fail(changeset.WrongParent, fmt.Sprintf("a proposal has exactly one parent; this commit is a merge of %d", len(ci.Parents)),
+			res.fail(refusal.WrongParent, fmt.Sprintf("a proposal has exactly one parent; this commit is a merge of %d", len(ci.Parents)),
 				"a proposal commit is never a merge: propose the change again on the merged branch")
 			continue
 		}
@@ -121,18 +122,18 @@ func Verify(r *gitstage.Repo, commits []*gitstage.CommitInfo, opt Options) []*Re
 			if shallow[ci.Hash] {
 				text = fmt.Sprintf("the parent %s is missing: this is a shallow clone, cut at this commit", short(ci.Parents[0]))
 			}
-			res.fail(changeset.MissingObjects, text, ShallowHint)
+			res.fail(refusal.MissingObjects, text, ShallowHint)
 			continue
 		}
 		l, err := r.LoadHex(ci.Hash, preview.ID)
 		if err != nil {
-			switch changeset.ClassOf(err) {
-			case changeset.NotFound:
-				res.fail(changeset.MissingObjects, err.(*changeset.Error).Text, "fetch the missing objects (git fetch, or git fetch --deepen=1 in a shallow clone)")
-			case changeset.Unsupported:
-				res.fail(changeset.AmendedTree, textOf(err), "a nika proposal writes regular files only; the commit was changed after the proposal")
+			switch refusal.ClassOf(err) {
+			case refusal.NotFound:
+				res.fail(refusal.MissingObjects, err.(*refusal.Error).Text, "fetch the missing objects (git fetch, or git fetch --deepen=1 in a shallow clone)")
+			case refusal.Unsupported:
+				res.fail(refusal.AmendedTree, textOf(err), "a nika proposal writes regular files only; the commit was changed after the proposal")
 			default:
-				res.fail(changeset.ClassOf(err), textOf(err), hintOf(err))
+				res.fail(refusal.ClassOf(err), textOf(err), hintOf(err))
 			}
 			continue
 		}
@@ -172,12 +173,12 @@ func Verify(r *gitstage.Repo, commits []*gitstage.CommitInfo, opt Options) []*Re
 				for _, f := range rep.Errors() {
 					codes = append(codes, f.Code)
 				}
-				res.fail(changeset.Findings, fmt.Sprintf("the checker finds %d error(s) in %s: %s", len(codes), changeset.Quote(rep.Path), strings.Join(uniq(codes), ", ")),
+				res.fail(refusal.Findings, fmt.Sprintf("the checker finds %d error(s) in %s: %s", len(codes), changeset.Quote(rep.Path), strings.Join(uniq(codes), ", ")),
 					"fix the file with a new proposal: nika check "+rep.Path+" shows the findings, nika explain CODE the fix")
 			}
 		}
 		if opt.ExpectID != "" && res.ID != opt.ExpectID {
-			res.fail(changeset.TamperedTrailer, fmt.Sprintf("the ref names proposal %s, but the commit is proposal %s", short(opt.ExpectID), short(res.ID)),
+			res.fail(refusal.TamperedTrailer, fmt.Sprintf("the ref names proposal %s, but the commit is proposal %s", short(opt.ExpectID), short(res.ID)),
 				"a published proposal lives at refs/nika/proposals/<its id>: push it again with nika push")
 		}
 		if len(res.Failures) == 0 {
@@ -205,7 +206,7 @@ func strayTrailer(msg string, ok bool) (string, bool) {
 	return "", false
 }
 
-func (res *Result) fail(c changeset.Class, text, hint string) {
+func (res *Result) fail(c refusal.Class, text, hint string) {
 	res.Status = Failed
 	res.Failures = append(res.Failures, Failure{Class: c, Text: text, Hint: hint})
 }
@@ -219,12 +220,12 @@ func checkBlobs(p *changeset.Proposal) *Failure {
 				continue
 			}
 			if got := gitstage.BlobHash(s.Bytes).String(); got != s.Blob {
-				return &Failure{Class: changeset.CorruptObject,
+				return &Failure{Class: refusal.CorruptObject,
 					Text: fmt.Sprintf("the blob %s of %s hashes to %s: the object database is corrupt", s.Blob, changeset.Quote(string(c.Path)), got),
 					Hint: "run git fsck --strict, and fetch the object again from a good copy"}
 			}
 			if s.Witness != changeset.WitnessOf(s.Bytes) {
-				return &Failure{Class: changeset.CorruptObject, Text: fmt.Sprintf("the witness of %s does not match its bytes", changeset.Quote(string(c.Path))), Hint: "run git fsck --strict"}
+				return &Failure{Class: refusal.CorruptObject, Text: fmt.Sprintf("the witness of %s does not match its bytes", changeset.Quote(string(c.Path))), Hint: "run git fsck --strict"}
 			}
 		}
 	}
@@ -241,11 +242,11 @@ func classify(r *gitstage.Repo, ci *gitstage.CommitInfo, p *changeset.Proposal, 
 		parent = ci.Parents[0]
 	}
 	if !isID(claimed) {
-		return Failure{changeset.TamperedTrailer, fmt.Sprintf("the Nika-Proposal trailer %q is not a proposal id (64 hex)", claimed),
+		return Failure{refusal.TamperedTrailer, fmt.Sprintf("the Nika-Proposal trailer %q is not a proposal id (64 hex)", claimed),
 			"the trailer was edited: restore the original commit, or propose the change again"}
 	}
 	if rec, err := r.Find(p.ID); err == nil && rec.ID == p.ID {
-		return Failure{changeset.TamperedTrailer,
+		return Failure{refusal.TamperedTrailer,
 			fmt.Sprintf("the trailer names proposal %s, but the commit holds proposal %s: the trailer was edited", short(claimed), short(p.ID)),
 			"restore the trailer Nika-Proposal: " + p.ID + ", or propose the change again"}
 	}
@@ -258,7 +259,7 @@ func classify(r *gitstage.Repo, ci *gitstage.CommitInfo, p *changeset.Proposal, 
 		}
 	}
 	if known && origCommit == ci.Hash {
-		return Failure{changeset.Internal,
+		return Failure{refusal.Internal,
 			fmt.Sprintf("commit %s is the one nika staged for proposal %s, yet its objects re-derive %s: nika wrote a commit it cannot prove", short(ci.Hash), short(claimed), short(p.ID)),
 			"this is a bug in nika: please report it with the output of git cat-file -p " + short(ci.Hash)}
 	}
@@ -268,12 +269,12 @@ func classify(r *gitstage.Repo, ci *gitstage.CommitInfo, p *changeset.Proposal, 
 		}
 	}
 	if !known {
-		return Failure{changeset.TamperedTrailer,
+		return Failure{refusal.TamperedTrailer,
 			fmt.Sprintf("the Nika-Proposal trailer does not match the commit's content: its objects re-derive %s, the trailer says %s; likely causes: the tree was amended, the commit was rebased or cherry-picked onto another parent, or the trailer was edited or copied from another commit", short(p.ID), short(claimed)),
 			"verify the original commit, or propose the change again with nika propose"}
 	}
 	if orig != nil && disjoint(orig.Set.Paths(), p.Set.Paths()) {
-		return Failure{changeset.TamperedTrailer,
+		return Failure{refusal.TamperedTrailer,
 			fmt.Sprintf("the trailer was copied from commit %s: proposal %s changes %s, this commit changes %s", short(origCommit), short(claimed), listPaths(orig.Set.Paths()), listPaths(p.Set.Paths())),
 			"a trailer proves only the commit it was made for; propose this change with nika propose"}
 	}
@@ -286,7 +287,7 @@ func classify(r *gitstage.Repo, ci *gitstage.CommitInfo, p *changeset.Proposal, 
 		if parent != "" {
 			now = short(parent)
 		}
-		return Failure{changeset.WrongParent,
+		return Failure{refusal.WrongParent,
 			fmt.Sprintf("the commit's parent %s is not the base %s that proposal %s was built on: it was rebased or cherry-picked (the original is %s)", now, was, short(claimed), short(origCommit)),
 			"propose the change again on the new base with nika propose, or verify the original commit " + short(origCommit)}
 	}
@@ -295,9 +296,9 @@ func classify(r *gitstage.Repo, ci *gitstage.CommitInfo, p *changeset.Proposal, 
 		if orig != nil {
 			text = fmt.Sprintf("the commit's tree is not proposal %s's: %s changed after the proposal (amended; the original is %s)", short(claimed), listPaths(differing(orig, p)), short(origCommit))
 		}
-		return Failure{changeset.AmendedTree, text, "propose the amended change with nika propose, or restore the original commit " + short(origCommit)}
+		return Failure{refusal.AmendedTree, text, "propose the amended change with nika propose, or restore the original commit " + short(origCommit)}
 	}
-	return Failure{changeset.TamperedTrailer,
+	return Failure{refusal.TamperedTrailer,
 		fmt.Sprintf("the commit has proposal %s's parent and tree, but its message (goal or trailers) was edited (the original is %s)", short(claimed), short(origCommit)),
 		"restore the original message, or propose the change again"}
 }
@@ -392,14 +393,14 @@ func uniq(ss []string) []string {
 }
 
 func textOf(err error) string {
-	if e, ok := err.(*changeset.Error); ok {
+	if e, ok := err.(*refusal.Error); ok {
 		return e.Text
 	}
 	return err.Error()
 }
 
 func hintOf(err error) string {
-	if e, ok := err.(*changeset.Error); ok {
+	if e, ok := err.(*refusal.Error); ok {
 		return e.Hint
 	}
 	return ""
@@ -407,7 +408,7 @@ func hintOf(err error) string {
 
 // Worst is the class a run exits with: the most serious failure of any
 // commit, in the order of Severity.
-func Worst(rs []*Result) (changeset.Class, bool) {
+func Worst(rs []*Result) (refusal.Class, bool) {
 	best := -1
 	for _, res := range rs {
 		for _, f := range res.Failures {
@@ -424,10 +425,10 @@ func Worst(rs []*Result) (changeset.Class, bool) {
 }
 
 // Severity orders the failure classes from the most serious.
-var Severity = []changeset.Class{changeset.CorruptObject, changeset.TamperedTrailer, changeset.AmendedTree, changeset.WrongParent,
-	changeset.MissingObjects, changeset.Findings, changeset.NotAProposal, changeset.Unsupported, changeset.Io, changeset.Internal}
+var Severity = []refusal.Class{refusal.CorruptObject, refusal.TamperedTrailer, refusal.AmendedTree, refusal.WrongParent,
+	refusal.MissingObjects, refusal.Findings, refusal.NotAProposal, refusal.Unsupported, refusal.Io, refusal.Internal}
 
-func severity(c changeset.Class) int {
+func severity(c refusal.Class) int {
 	for i, s := range Severity {
 		if s == c {
 			return i

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/internal/shared"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // The conformance scenarios are Codex's own apply_patch fixtures. nika must
@@ -21,19 +22,19 @@ import (
 //
 // A refused scenario lists its class and a fragment of the refusal's text.
 var refusedScenarios = map[string]struct {
-	class changeset.Class
+	class refusal.Class
 	text  string
 }{
-	"005_rejects_empty_patch":                          {changeset.Invalid, "patch line 1: the patch holds no operation"},
-	"006_rejects_missing_context":                      {changeset.Invalid, `patch line 3: chunk 1 of "modify.txt": this context line is not in the file`},
-	"007_rejects_missing_file_delete":                  {changeset.NotAllowed, `patch line 2: path "missing.txt" does not exist`},
-	"008_rejects_empty_update_hunk":                    {changeset.Invalid, `patch line 2: the update of "foo.txt" has no chunk`},
-	"009_requires_existing_file_for_update":            {changeset.NotAllowed, `patch line 2: path "missing.txt" does not exist`},
-	"010_move_overwrites_existing_destination":         {changeset.NotAllowed, `patch line 2: cannot move "old/name.txt" onto "renamed/dir/name.txt", which already exists`},
-	"011_add_overwrites_existing_file":                 {changeset.NotAllowed, `patch line 2: path "duplicate.txt" already exists`},
-	"012_delete_directory_fails":                       {changeset.NotAllowed, `patch line 2: path "dir" is a directory`},
-	"013_rejects_invalid_hunk_header":                  {changeset.Invalid, `patch line 2: "*** Frobnicate File: foo" is not an operation`},
-	"015_failure_after_partial_success_leaves_changes": {changeset.NotAllowed, `patch line 4: path "missing.txt" does not exist`},
+	"005_rejects_empty_patch":                          {refusal.Invalid, "patch line 1: the patch holds no operation"},
+	"006_rejects_missing_context":                      {refusal.Invalid, `patch line 3: chunk 1 of "modify.txt": this context line is not in the file`},
+	"007_rejects_missing_file_delete":                  {refusal.NotAllowed, `patch line 2: path "missing.txt" does not exist`},
+	"008_rejects_empty_update_hunk":                    {refusal.Invalid, `patch line 2: the update of "foo.txt" has no chunk`},
+	"009_requires_existing_file_for_update":            {refusal.NotAllowed, `patch line 2: path "missing.txt" does not exist`},
+	"010_move_overwrites_existing_destination":         {refusal.NotAllowed, `patch line 2: cannot move "old/name.txt" onto "renamed/dir/name.txt", which already exists`},
+	"011_add_overwrites_existing_file":                 {refusal.NotAllowed, `patch line 2: path "duplicate.txt" already exists`},
+	"012_delete_directory_fails":                       {refusal.NotAllowed, `patch line 2: path "dir" is a directory`},
+	"013_rejects_invalid_hunk_header":                  {refusal.Invalid, `patch line 2: "*** Frobnicate File: foo" is not an operation`},
+	"015_failure_after_partial_success_leaves_changes": {refusal.NotAllowed, `patch line 4: path "missing.txt" does not exist`},
 }
 
 var appliedScenarios = []string{
@@ -69,9 +70,9 @@ func TestConformance(t *testing.T) {
 				if err == nil {
 					t.Fatalf("applied, want refused (%s); tree %v", want.class, keys(tree))
 				}
-				var ce *changeset.Error
+				var ce *refusal.Error
 				if !errors.As(err, &ce) {
-					t.Fatalf("refusal %v is not a *changeset.Error", err)
+					t.Fatalf("refusal %v is not a *refusal.Error", err)
 				}
 				if ce.Class != want.class || !strings.Contains(ce.Text, want.text) || ce.Hint == "" {
 					t.Fatalf("refusal %s %q · %q\nwant %s containing %q, with a hint", ce.Class, ce.Text, ce.Hint, want.class, want.text)

@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // pline is one line of a chunk: kind ' ' (context), '-' (removed) or '+'
@@ -99,7 +100,7 @@ func (e *edit) Apply(base []byte) ([]byte, error) {
 			}
 			switch {
 			case len(at) > 1:
-				return nil, &changeset.Error{Class: changeset.Invalid,
+				return nil, &refusal.Error{Class: refusal.Invalid,
 					Text: fmt.Sprintf("patch line %d: chunk %d of %s: %s in the file %s, at %s%s", c.line, c.n, changeset.Quote(e.path), e.these(len(old), "are", "is"), times(len(at)), lineList(at), e.after(i)),
 					Hint: "add context lines to the chunk (or an @@ line) so that it matches one place"}
 			case len(at) == 0:
@@ -142,12 +143,12 @@ func (c *chunk) apply(matched []string) []string {
 	return out
 }
 
-func (e *edit) refuse(c *chunk, format string, args ...any) *changeset.Error {
+func (e *edit) refuse(c *chunk, format string, args ...any) *refusal.Error {
 	return e.refuseAt(c.line, c, format, args...)
 }
 
-func (e *edit) refuseAt(line int, c *chunk, format string, args ...any) *changeset.Error {
-	return changeset.Refuse(changeset.Invalid, "rebuild the patch against the current file",
+func (e *edit) refuseAt(line int, c *chunk, format string, args ...any) *refusal.Error {
+	return refusal.New(refusal.Invalid, "rebuild the patch against the current file",
 		"patch line %d: chunk %d of %s: "+format, append([]any{line, c.n, changeset.Quote(e.path)}, args...)...)
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // update parses a patch that updates a.go with the given chunk lines (the
@@ -186,9 +187,9 @@ func TestEditRefusesWithLines(t *testing.T) {
 			if err == nil {
 				t.Fatalf("applied: %q, want refused with %q", got, tc.text)
 			}
-			var e *changeset.Error
-			if !errors.As(err, &e) || e.Class != changeset.Invalid {
-				t.Fatalf("refusal %#v is not an Invalid *changeset.Error", err)
+			var e *refusal.Error
+			if !errors.As(err, &e) || e.Class != refusal.Invalid {
+				t.Fatalf("refusal %#v is not an Invalid *refusal.Error", err)
 			}
 			if e.Text != tc.text {
 				t.Errorf("text %q\nwant %q", e.Text, tc.text)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/changeset/applypatch"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // files is a changeset.Base of regular files held in memory.
@@ -61,7 +62,7 @@ func Example_ambiguous() {
 	input := "*** Begin Patch\n*** Update File: a.txt\n@@\n-x\n+y\n*** End Patch\n"
 	d, _ := applypatch.Parse([]byte(input))
 	_, _, err := changeset.Resolve(d, files{"a.txt": "x\nz\nx\n"}, changeset.Policy{Allow: []string{"**"}})
-	fmt.Println(changeset.ClassOf(err), err)
+	fmt.Println(refusal.ClassOf(err), err)
 	// Output:
 	// Invalid patch line 3: chunk 1 of "a.txt": this context line is in the file twice, at lines 1 and 3 · add context lines to the chunk (or an @@ line) so that it matches one place
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // Format is the Draft.Format of a parsed patch; the resolver names it in
@@ -57,14 +58,14 @@ func Parse(input []byte) (*changeset.Draft, error) {
 //	  *** Move to: q     → OpMove from p to q (with the Edit, if any chunk)
 //
 // A limit <= 0 means MaxInput; a longer input is refused as TooLarge. Every
-// other refusal is a *changeset.Error of class Invalid whose text starts
+// other refusal is a *refusal.Error of class Invalid whose text starts
 // with "patch line N:", N being the 1-based line of the input.
 func ParseLimit(input []byte, limit int) (*changeset.Draft, error) {
 	if limit <= 0 {
 		limit = MaxInput
 	}
 	if len(input) > limit {
-		return nil, changeset.Refuse(changeset.TooLarge, "split the proposal or pass --max-input",
+		return nil, refusal.New(refusal.TooLarge, "split the proposal or pass --max-input",
 			"the patch is %s, over the limit of %s", size(len(input)), size(limit))
 	}
 	lines := splitLines(input)
@@ -423,8 +424,8 @@ loop:
 }
 
 // refuse builds an Invalid refusal located at a 1-based input line.
-func refuse(line int, hint, format string, args ...any) *changeset.Error {
-	return changeset.Refuse(changeset.Invalid, hint, "patch line %d: "+format, append([]any{line}, args...)...)
+func refuse(line int, hint, format string, args ...any) *refusal.Error {
+	return refusal.New(refusal.Invalid, hint, "patch line %d: "+format, append([]any{line}, args...)...)
 }
 
 // show quotes a line of the input for an error text.

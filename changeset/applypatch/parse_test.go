@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // lines joins its arguments with "\n" and ends them with one: a patch or a
@@ -184,9 +185,9 @@ func TestParseRefusesWithTheLine(t *testing.T) {
 			if err == nil {
 				t.Fatalf("parsed %+v, want refused with %q", d, tc.text)
 			}
-			var e *changeset.Error
-			if !errors.As(err, &e) || e.Class != changeset.Invalid {
-				t.Fatalf("refusal %#v is not an Invalid *changeset.Error", err)
+			var e *refusal.Error
+			if !errors.As(err, &e) || e.Class != refusal.Invalid {
+				t.Fatalf("refusal %#v is not an Invalid *refusal.Error", err)
 			}
 			if e.Text != tc.text {
 				t.Errorf("text %q\nwant %q", e.Text, tc.text)
@@ -219,8 +220,8 @@ func TestParseLimit(t *testing.T) {
 		t.Fatalf("at the limit: %v", err)
 	}
 	_, err := ParseLimit(in, len(in)-1)
-	var e *changeset.Error
-	if !errors.As(err, &e) || e.Class != changeset.TooLarge || e.Text != "the patch is 53 bytes, over the limit of 52 bytes" {
+	var e *refusal.Error
+	if !errors.As(err, &e) || e.Class != refusal.TooLarge || e.Text != "the patch is 53 bytes, over the limit of 52 bytes" {
 		t.Fatalf("over the limit: %#v", err)
 	}
 }

@@ -38,7 +38,7 @@
 // path and is never closed, and a block that names a path but holds a diff
 // or an apply_patch payload, which would otherwise overwrite the file with
 // the patch text; a .diff or .patch path may hold one) and leaves the rest
-// of path validation, policy and duplicates to changeset.Resolve. Errors are *changeset.Error with
+// of path validation, policy and duplicates to changeset.Resolve. Errors are *refusal.Error with
 // class Invalid (TooLarge for an input over the limit), and their text
 // starts with "reply line N:", the line of the input to look at.
 //

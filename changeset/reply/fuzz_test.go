@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // FuzzParse checks that Parse never panics, never touches its input, is a
@@ -41,8 +42,8 @@ func FuzzParse(f *testing.F) {
 		}
 		lines := bytes.Count(input, []byte("\n")) + 1
 		if err1 != nil {
-			var e *changeset.Error
-			if !errors.As(err1, &e) || e.Class != changeset.Invalid || !strings.HasPrefix(e.Text, "reply line ") || e.Hint == "" {
+			var e *refusal.Error
+			if !errors.As(err1, &e) || e.Class != refusal.Invalid || !strings.HasPrefix(e.Text, "reply line ") || e.Hint == "" {
 				t.Fatalf("refusal %#v is not an Invalid reply error with a line and a hint", err1)
 			}
 			if d1 != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // Format is the Draft.Format of a reply.
@@ -97,7 +98,7 @@ func checkSize(input []byte, limit int) error {
 		limit = MaxInput
 	}
 	if len(input) > limit {
-		return changeset.Refuse(changeset.TooLarge, "split the proposal or pass --max-input",
+		return refusal.New(refusal.TooLarge, "split the proposal or pass --max-input",
 			"the reply is %s, over the limit of %s", size(len(input)), size(limit))
 	}
 	return nil
@@ -168,8 +169,8 @@ func isPatchFile(p string) bool {
 	return strings.HasSuffix(p, ".diff") || strings.HasSuffix(p, ".patch")
 }
 
-func refuse(line int, hint, format string, args ...any) *changeset.Error {
-	return changeset.Refuse(changeset.Invalid, hint, "%s line %d: %s", Format, line, fmt.Sprintf(format, args...))
+func refuse(line int, hint, format string, args ...any) *refusal.Error {
+	return refusal.New(refusal.Invalid, hint, "%s line %d: %s", Format, line, fmt.Sprintf(format, args...))
 }
 
 // infoPath finds a path=<p> attribute in an info string.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // file is one expected intent: its path, exact content and the line of its
@@ -254,103 +255,103 @@ func TestParseRefuses(t *testing.T) {
 	tests := []struct {
 		name  string
 		input string
-		class changeset.Class
+		class refusal.Class
 		text  string
 	}{
 		{
 			name:  "an empty path=",
 			input: "prose\n\n'''yaml path=\nx\n'''\n",
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "reply line 3: the block's path= names no path",
 		},
 		{
 			name:  "an empty quoted path=",
 			input: "'''yaml path=\"\"\nx\n'''\n",
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "reply line 1: the block's path= names no path",
 		},
 		{
 			name:  "an empty marker",
 			input: "a\n'''\n# path:\nx\n'''\n",
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "reply line 3: the block's # path: line names no path",
 		},
 		{
 			name:  "a NUL in path=",
 			input: "'''path=a\x00b\nx\n'''\n",
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  `reply line 1: the block's path= names the path "a\u0000b", which contains a NUL byte`,
 		},
 		{
 			name:  "a NUL in the marker",
 			input: "'''\n# path: a\x00\n'''\n",
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  `reply line 2: the block's # path: line names the path "a\u0000", which contains a NUL byte`,
 		},
 		{
 			name:  "an unclosed quote in path=",
 			input: "x\n'''path=\"a b.txt\nx\n'''\n",
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "reply line 2: the block's path= has an unclosed quote",
 		},
 		{
 			name:  "text after the closing quote",
 			input: "'''path=\"a\"b\nx\n'''\n",
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "reply line 1: the block's path= has text after its closing quote",
 		},
 		{
 			name:  "two different path= in one block",
 			input: "'''path=a path=b\nx\n'''\n",
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  `reply line 1: the block names two paths, "a" and "b"`,
 		},
 		{
 			name:  "path= and a marker that disagree",
 			input: "\n'''path=a\n# path: b\nx\n'''\n",
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  `reply line 3: the block names two paths, "a" in its info string and "b" on its first line`,
 		},
 		{
 			name:  "an unclosed block with path=",
 			input: "intro\n\n'''yaml path=a.nika.yaml\nx: 1\n",
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  `reply line 3: the block for "a.nika.yaml" opened here is never closed`,
 		},
 		{
 			name:  "an unclosed block with a marker",
 			input: "'''\n'''\n\n~~~~\n# path: a\nx\n~~~\n",
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  `reply line 4: the block for "a" opened here is never closed`,
 		},
 		{
 			name:  "a block closed by a shorter fence is unclosed",
 			input: "''''path=a\nx\n'''\n",
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  `reply line 1: the block for "a" opened here is never closed`,
 		},
 		{
 			name:  "a diff block with a path",
 			input: "Fix:\n'''diff path=src/a.go\n--- a/src/a.go\n+++ b/src/a.go\n'''\n",
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  `reply line 2: the block for "src/a.go" holds a diff, not the file's content`,
 		},
 		{
 			name:  "an apply_patch payload with a path",
 			input: "'''\n# path: a.go\n*** Begin Patch\n*** End Patch\n'''\n",
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  `reply line 1: the block for "a.go" holds an apply_patch payload, not the file's content`,
 		},
 		{
 			name:  "a git diff with a path",
 			input: "'''text path=a.go\ndiff --git a/a.go b/a.go\n'''\n",
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  `reply line 1: the block for "a.go" holds a diff, not the file's content`,
 		},
 		{
 			name:  "the first error wins",
 			input: "'''path=ok\nx\n'''\n'''path=\n'''\n'''path=a path=b\n'''\n",
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "reply line 4: the block's path= names no path",
 		},
 	}
@@ -363,9 +364,9 @@ func TestParseRefuses(t *testing.T) {
 			if d != nil {
 				t.Errorf("Parse returned a draft with its error")
 			}
-			var e *changeset.Error
+			var e *refusal.Error
 			if !errors.As(err, &e) {
-				t.Fatalf("error %T %v is not a *changeset.Error", err, err)
+				t.Fatalf("error %T %v is not a *refusal.Error", err, err)
 			}
 			if e.Class != tt.class {
 				t.Errorf("class = %s, want %s", e.Class, tt.class)
@@ -386,8 +387,8 @@ func TestParseLimitRefusesLargeInput(t *testing.T) {
 		t.Fatalf("input at the limit: %v", err)
 	}
 	_, err := ParseLimit(in, len(in)-1)
-	var e *changeset.Error
-	if !errors.As(err, &e) || e.Class != changeset.TooLarge {
+	var e *refusal.Error
+	if !errors.As(err, &e) || e.Class != refusal.TooLarge {
 		t.Fatalf("err = %v, want TooLarge", err)
 	}
 	want := fmt.Sprintf("the reply is %d bytes, over the limit of %d bytes", len(in), len(in)-1)
@@ -397,16 +398,16 @@ func TestParseLimitRefusesLargeInput(t *testing.T) {
 
 	big := make([]byte, MaxInput+1)
 	_, err = Parse(big)
-	if !errors.As(err, &e) || e.Class != changeset.TooLarge {
+	if !errors.As(err, &e) || e.Class != refusal.TooLarge {
 		t.Fatalf("Parse of MaxInput+1 bytes: err = %v, want TooLarge", err)
 	}
 	if want := "the reply is 16777217 bytes (16.0 MiB), over the limit of 16777216 bytes (16.0 MiB)"; e.Text != want {
 		t.Errorf("text = %q, want %q", e.Text, want)
 	}
-	if _, err := Blocks(big); changeset.ClassOf(err) != changeset.TooLarge {
+	if _, err := Blocks(big); refusal.ClassOf(err) != refusal.TooLarge {
 		t.Errorf("Blocks of MaxInput+1 bytes: err = %v, want TooLarge", err)
 	}
-	if _, err := ParseLimit(big, 0); changeset.ClassOf(err) != changeset.TooLarge {
+	if _, err := ParseLimit(big, 0); refusal.ClassOf(err) != refusal.TooLarge {
 		t.Errorf("ParseLimit(_, 0) must mean MaxInput: err = %v", err)
 	}
 	if _, err := ParseLimit(big, MaxInput+1); err != nil {

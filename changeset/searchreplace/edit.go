@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // edit is the changeset.Edit of one file: its blocks, applied in order.
@@ -56,7 +57,7 @@ func (e *edit) apply(t text, blocks []block) (text, error) {
 	return t, nil
 }
 
-func (e *edit) refuse(b block, hint, format string, args ...any) *changeset.Error {
+func (e *edit) refuse(b block, hint, format string, args ...any) *refusal.Error {
 	return refuse(b.line, hint, "block %d of %s: "+format, append([]any{b.n, changeset.Quote(e.path)}, args...)...)
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // blocks parses the given blocks of a.go (each a SEARCH and a REPLACE) and
@@ -102,9 +103,9 @@ func TestEditRefusesWithLines(t *testing.T) {
 			if err == nil {
 				t.Fatalf("applied: %q, want refused with %q", got, tc.text)
 			}
-			var e *changeset.Error
-			if !errors.As(err, &e) || e.Class != changeset.Invalid {
-				t.Fatalf("refusal %#v is not an Invalid *changeset.Error", err)
+			var e *refusal.Error
+			if !errors.As(err, &e) || e.Class != refusal.Invalid {
+				t.Fatalf("refusal %#v is not an Invalid *refusal.Error", err)
 			}
 			if e.Text != tc.text {
 				t.Errorf("text %q\nwant %q", e.Text, tc.text)
@@ -166,13 +167,13 @@ func TestResolve(t *testing.T) {
 	})
 	t.Run("an empty SEARCH on an existing file is refused, not appended", func(t *testing.T) {
 		_, err := resolve(t, cat(fenced("b.go", nil, l("func B() {}"))), tree)
-		if changeset.ClassOf(err) != changeset.NotAllowed || err.Error() != `search-replace line 1: path "b.go" already exists · propose an update of the file instead` {
+		if refusal.ClassOf(err) != refusal.NotAllowed || err.Error() != `search-replace line 1: path "b.go" already exists · propose an update of the file instead` {
 			t.Fatalf("got %v", err)
 		}
 	})
 	t.Run("a SEARCH in a missing file is refused", func(t *testing.T) {
 		_, err := resolve(t, cat(fenced("z.go", l("x"), l("y"))), tree)
-		if changeset.ClassOf(err) != changeset.NotAllowed || !strings.HasPrefix(err.Error(), `search-replace line 1: path "z.go" does not exist`) {
+		if refusal.ClassOf(err) != refusal.NotAllowed || !strings.HasPrefix(err.Error(), `search-replace line 1: path "z.go" does not exist`) {
 			t.Fatalf("got %v", err)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/changeset/searchreplace"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // files is a changeset.Base of regular files held in memory.
@@ -69,7 +70,7 @@ func Example_emptySearchOnExistingFile() {
 	input := "greet.go\n```go\n<<<<<<< SEARCH\n=======\nfunc Bye() {}\n>>>>>>> REPLACE\n```\n"
 	d, _ := searchreplace.Parse([]byte(input))
 	_, _, err := changeset.Resolve(d, files{"greet.go": "package greet\n"}, changeset.Policy{Allow: []string{"**"}})
-	fmt.Println(changeset.ClassOf(err), err)
+	fmt.Println(refusal.ClassOf(err), err)
 	// Output:
 	// NotAllowed search-replace line 1: path "greet.go" already exists · propose an update of the file instead
 }

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // FuzzParse checks, for any input, that Parse and the edits it returns never
 // panic, are deterministic, leave their inputs untouched, refuse only with
-// a located Invalid *changeset.Error, and write nothing: the test runs in
+// a located Invalid *refusal.Error, and write nothing: the test runs in
 // an empty folder that must stay empty. The seed corpus is in
 // testdata/fuzz/FuzzParse.
 func FuzzParse(f *testing.F) {
@@ -70,9 +70,9 @@ func FuzzParse(f *testing.F) {
 
 func checkRefusal(t *testing.T, err error) {
 	t.Helper()
-	var e *changeset.Error
-	if !errors.As(err, &e) || e.Class != changeset.Invalid || !strings.HasPrefix(e.Text, "search-replace line ") || e.Hint == "" {
-		t.Fatalf("refusal %#v is not a located Invalid *changeset.Error with a hint", err)
+	var e *refusal.Error
+	if !errors.As(err, &e) || e.Class != refusal.Invalid || !strings.HasPrefix(e.Text, "search-replace line ") || e.Hint == "" {
+		t.Fatalf("refusal %#v is not a located Invalid *refusal.Error with a hint", err)
 	}
 }
 

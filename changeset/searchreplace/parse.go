@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // Format is the Draft.Format of parsed blocks; the resolver names it in its
@@ -91,14 +92,14 @@ func Parse(input []byte) (*changeset.Draft, error) {
 // when the file's first block has an empty SEARCH (the later blocks are
 // then applied to the new content here). A limit <= 0 means MaxInput; a
 // longer input is refused as TooLarge. Every other refusal is a
-// *changeset.Error of class Invalid whose text starts with
+// *refusal.Error of class Invalid whose text starts with
 // "search-replace line N:".
 func ParseLimit(input []byte, limit int) (*changeset.Draft, error) {
 	if limit <= 0 {
 		limit = MaxInput
 	}
 	if len(input) > limit {
-		return nil, changeset.Refuse(changeset.TooLarge, "split the proposal or pass --max-input",
+		return nil, refusal.New(refusal.TooLarge, "split the proposal or pass --max-input",
 			"the search/replace text is %s, over the limit of %s", size(len(input)), size(limit))
 	}
 	lines := splitLines(input)
@@ -304,8 +305,8 @@ func splitLines(input []byte) []string {
 }
 
 // refuse builds an Invalid refusal located at a 1-based input line.
-func refuse(line int, hint, format string, args ...any) *changeset.Error {
-	return changeset.Refuse(changeset.Invalid, hint, "search-replace line %d: "+format, append([]any{line}, args...)...)
+func refuse(line int, hint, format string, args ...any) *refusal.Error {
+	return refusal.New(refusal.Invalid, hint, "search-replace line %d: "+format, append([]any{line}, args...)...)
 }
 
 func size(n int) string {

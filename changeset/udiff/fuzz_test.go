@@ -12,6 +12,7 @@ import (
 	gudiff "github.com/aymanbagabas/go-udiff"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // FuzzParse checks that Parse never panics, never touches its input, and is
@@ -43,7 +44,7 @@ func FuzzParse(f *testing.F) {
 		}
 		lines := bytes.Count(input, []byte("\n")) + 1
 		if err1 != nil {
-			checkRefusal(t, err1, lines, changeset.Invalid, changeset.Unsupported)
+			checkRefusal(t, err1, lines, refusal.Invalid, refusal.Unsupported)
 			if d1 != nil {
 				t.Fatal("a refusal came with a draft")
 			}
@@ -80,7 +81,7 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("Apply is not deterministic")
 				}
 				if err1 != nil {
-					checkRefusal(t, err1, lines, changeset.Invalid)
+					checkRefusal(t, err1, lines, refusal.Invalid)
 				}
 			}
 		}
@@ -104,9 +105,9 @@ func oldSide(e changeset.Edit) []byte {
 	return b
 }
 
-func checkRefusal(t *testing.T, err error, lines int, classes ...changeset.Class) {
+func checkRefusal(t *testing.T, err error, lines int, classes ...refusal.Class) {
 	t.Helper()
-	var e *changeset.Error
+	var e *refusal.Error
 	if !errors.As(err, &e) || e.Hint == "" || !strings.HasPrefix(e.Text, "diff line ") {
 		t.Fatalf("refusal %#v is not a diff error with a line and a hint", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // The real git is the independent client: for pairs of commits A and B, the
@@ -503,7 +504,7 @@ func TestGitRefusals(t *testing.T) {
 		}
 		_, err := Parse(git(t, dir, args...))
 		want := "diff line 10: logo.bin is a binary patch, and nika proposes text only"
-		if got := fmt.Sprint(err); changeset.ClassOf(err) != changeset.Unsupported || !strings.HasPrefix(got, want) {
+		if got := fmt.Sprint(err); refusal.ClassOf(err) != refusal.Unsupported || !strings.HasPrefix(got, want) {
 			t.Errorf("git diff %s: err = %v, want Unsupported %q", v, err, want)
 		}
 	}
@@ -514,7 +515,7 @@ func TestGitRefusals(t *testing.T) {
 	git(t, dir, "commit", "-q", "-am", "x")
 	_, err := Parse(git(t, dir, "diff", "HEAD~", "HEAD"))
 	want := "diff line 1: the diff changes the mode of a.txt from 100644 to 100755, and nika does not change file modes"
-	if got := fmt.Sprint(err); changeset.ClassOf(err) != changeset.Unsupported || !strings.HasPrefix(got, want) {
+	if got := fmt.Sprint(err); refusal.ClassOf(err) != refusal.Unsupported || !strings.HasPrefix(got, want) {
 		t.Errorf("mode change: err = %v, want Unsupported %q", err, want)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // hunk is one @@ block: the old lines (context and removed) it expects in
@@ -51,14 +51,14 @@ type entry struct {
 func (p *parser) hunk(n int, name string) (*hunk, error) {
 	h := &hunk{n: n, line: p.i + 1}
 	if err := h.parseHeader(p.header(p.i)); err != nil {
-		return nil, refuse(changeset.Invalid, h.line, "write hunk headers as @@ -<line>,<count> +<line>,<count> @@",
+		return nil, refuse(refusal.Invalid, h.line, "write hunk headers as @@ -<line>,<count> +<line>,<count> @@",
 			"hunk %d of %s has a malformed header: %v", n, name, err)
 	}
 	p.i++
 	oldLeft, newLeft := h.oldCount, h.newCount
 	var es []entry
 	short := func(line int, where string) error {
-		return refuse(changeset.Invalid, line, "make the hunk's lines agree with the counts in its @@ header",
+		return refuse(refusal.Invalid, line, "make the hunk's lines agree with the counts in its @@ header",
 			"hunk %d of %s %s, %s short of its header %s", n, name, where, counts(oldLeft, newLeft), h.spec())
 	}
 	for oldLeft > 0 || newLeft > 0 || (p.i < len(p.lines) && p.lines[p.i][0] == '\\') {
@@ -77,7 +77,7 @@ func (p *parser) hunk(n int, name string) (*hunk, error) {
 		switch kind {
 		case ' ', '-', '+':
 			if (kind != '+' && oldLeft == 0) || (kind != '-' && newLeft == 0) {
-				return nil, refuse(changeset.Invalid, line, "make the hunk's lines agree with the counts in its @@ header",
+				return nil, refuse(refusal.Invalid, line, "make the hunk's lines agree with the counts in its @@ header",
 					"hunk %d of %s has more lines than its header %s counts", n, name, h.spec())
 			}
 			if kind != '+' {
@@ -89,7 +89,7 @@ func (p *parser) hunk(n int, name string) (*hunk, error) {
 			es = append(es, entry{kind, text, line})
 		case '\\':
 			if len(es) == 0 {
-				return nil, refuse(changeset.Invalid, line, "put the \\ No newline marker after the line it is about",
+				return nil, refuse(refusal.Invalid, line, "put the \\ No newline marker after the line it is about",
 					"hunk %d of %s starts with a \\ No newline marker", n, name)
 			}
 			last := &es[len(es)-1]
@@ -105,7 +105,7 @@ func (p *parser) hunk(n int, name string) (*hunk, error) {
 		case t == "--" || t == "-- ":
 			// a mail's signature, as git format-patch writes it
 		case t != "" && (t[0] == '+' || t[0] == '-' || t[0] == ' '):
-			return nil, refuse(changeset.Invalid, p.i+1, "make the hunk's lines agree with the counts in its @@ header",
+			return nil, refuse(refusal.Invalid, p.i+1, "make the hunk's lines agree with the counts in its @@ header",
 				"hunk %d of %s has more lines than its header %s counts", n, name, h.spec())
 		}
 	}
@@ -128,7 +128,7 @@ func (p *parser) hunk(n int, name string) (*hunk, error) {
 				continue
 			}
 			if k++; k < side.n && !bytes.HasSuffix(e.text, []byte("\n")) {
-				return nil, refuse(changeset.Invalid, e.line, "keep the \\ No newline marker for the last line of the file",
+				return nil, refuse(refusal.Invalid, e.line, "keep the \\ No newline marker for the last line of the file",
 					"hunk %d of %s marks a line without newline that other lines follow", n, name)
 			}
 		}
@@ -224,7 +224,7 @@ func applyHunks(base []byte, hunks []*hunk, name string) ([]byte, error) {
 	add := func(h *hunk, ls [][]byte) error {
 		for _, l := range ls {
 			if len(out) > 0 && out[len(out)-1] != '\n' {
-				return refuse(changeset.Invalid, h.line, "rebuild the diff against the current file",
+				return refuse(refusal.Invalid, h.line, "rebuild the diff against the current file",
 					"hunk %d of %s would join two lines: it leaves a line without newline before others", h.n, name)
 			}
 			out = append(out, l...)
@@ -258,7 +258,7 @@ func (h *hunk) locate(lines [][]byte, from int, name string) (int, error) {
 	hint := "rebuild the diff against the current file"
 	if len(h.old) == 0 {
 		if stated < from || stated > len(lines) {
-			return 0, refuse(changeset.Invalid, h.line, hint, "hunk %d of %s inserts after line %d, but the file has %s",
+			return 0, refuse(refusal.Invalid, h.line, hint, "hunk %d of %s inserts after line %d, but the file has %s",
 				h.n, name, h.oldStart, plural(len(lines), "line"))
 		}
 		return stated, nil
@@ -293,14 +293,14 @@ func (h *hunk) locate(lines [][]byte, from int, name string) (int, error) {
 	case len(found) == 1:
 		return found[0], nil
 	case len(found) > 1:
-		return 0, refuse(changeset.Invalid, h.line, "add context lines to the hunk so that it matches one place",
+		return 0, refuse(refusal.Invalid, h.line, "add context lines to the hunk so that it matches one place",
 			"hunk %d of %s: %s %s at lines %s of the file, not at line %d as its header says",
 			h.n, name, these, are, lineList(found), h.oldStart)
 	case len(loose) > 0:
-		return 0, refuse(changeset.Invalid, h.line, hint, "hunk %d of %s: %s %s in the file, but not at its end, where the hunk's missing newline puts it",
+		return 0, refuse(refusal.Invalid, h.line, hint, "hunk %d of %s: %s %s in the file, but not at its end, where the hunk's missing newline puts it",
 			h.n, name, these, are)
 	}
-	return 0, refuse(changeset.Invalid, h.line, hint, "hunk %d of %s: %s %s not in the file", h.n, name, these, are)
+	return 0, refuse(refusal.Invalid, h.line, hint, "hunk %d of %s: %s %s not in the file", h.n, name, these, are)
 }
 
 // occurrences lists every index where needle occurs in hay, line by line,
@@ -374,13 +374,13 @@ type deletion struct {
 func (d *deletion) Apply(base []byte) ([]byte, error) {
 	hint := "rebuild the diff against the current file"
 	if d.whole && !bytes.Equal(base, d.old) {
-		return nil, refuse(changeset.Invalid, d.line, hint,
+		return nil, refuse(refusal.Invalid, d.line, hint,
 			"the diff deletes %s, but the file holds other bytes than the %s it removes",
 			d.name, plural(d.lines, "line"))
 	}
 	if d.blob != "" && !blobMatches(base, d.blob) {
 		id := gitBlobID(sha1.New(), base)
-		return nil, refuse(changeset.Invalid, d.line, hint,
+		return nil, refuse(refusal.Invalid, d.line, hint,
 			"the diff deletes %s as blob %s, but the file is blob %s", d.name, d.blob, id[:min(len(id), max(len(d.blob), 7))])
 	}
 	return nil, nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // Format is the Draft.Format of a unified diff.
@@ -28,7 +29,7 @@ func ParseLimit(input []byte, limit int) (*changeset.Draft, error) {
 		limit = MaxInput
 	}
 	if len(input) > limit {
-		return nil, changeset.Refuse(changeset.TooLarge, "split the proposal or pass --max-input",
+		return nil, refusal.New(refusal.TooLarge, "split the proposal or pass --max-input",
 			"the diff is %s, over the limit of %s", size(len(input)), size(limit))
 	}
 	// The hunks keep slices of the input: own a copy, so that an Edit
@@ -46,7 +47,7 @@ func ParseLimit(input []byte, limit int) (*changeset.Draft, error) {
 			}
 			d.Intents = append(d.Intents, in)
 		case strings.HasPrefix(t, "diff --cc ") || strings.HasPrefix(t, "diff --combined "):
-			return nil, refuse(changeset.Unsupported, p.i+1, "diff a single parent: git diff A B, not a merge's combined diff",
+			return nil, refuse(refusal.Unsupported, p.i+1, "diff a single parent: git diff A B, not a merge's combined diff",
 				"a combined diff of a merge cannot be applied")
 		case p.isPlainHeader(p.i):
 			in, err := p.plainSection()
@@ -55,10 +56,10 @@ func ParseLimit(input []byte, limit int) (*changeset.Draft, error) {
 			}
 			d.Intents = append(d.Intents, in)
 		case strings.HasPrefix(t, "@@ -"):
-			return nil, refuse(changeset.Invalid, p.i+1, "start each file with its --- and +++ lines",
+			return nil, refuse(refusal.Invalid, p.i+1, "start each file with its --- and +++ lines",
 				"this hunk belongs to no file: no --- and +++ lines come before it")
 		case strings.HasPrefix(t, "Binary files ") && strings.HasSuffix(t, " differ"):
-			return nil, refuse(changeset.Unsupported, p.i+1, binaryHint, "a binary file changes here (%s), and nika proposes text only", t)
+			return nil, refuse(refusal.Unsupported, p.i+1, binaryHint, "a binary file changes here (%s), and nika proposes text only", t)
 		default:
 			p.i++ // prose
 		}
@@ -120,7 +121,7 @@ func (p *parser) gitSection() (changeset.Intent, error) {
 				if rest, ok := strings.CutPrefix(t, prefix); ok {
 					v, err := unquoteName(rest)
 					if err != nil {
-						return "", refuse(changeset.Invalid, line, "quote names as git does", "the %q line %v", strings.TrimSpace(prefix), err)
+						return "", refuse(refusal.Invalid, line, "quote names as git does", "the %q line %v", strings.TrimSpace(prefix), err)
 					}
 					return v, nil
 				}
@@ -150,7 +151,7 @@ func (p *parser) gitSection() (changeset.Intent, error) {
 			}
 			s.rename, s.renameTo = true, v
 		case strings.HasPrefix(t, "copy from "), strings.HasPrefix(t, "copy to "):
-			return changeset.Intent{}, refuse(changeset.Unsupported, line, "propose the copy as a new file with its whole content",
+			return changeset.Intent{}, refuse(refusal.Unsupported, line, "propose the copy as a new file with its whole content",
 				"the diff copies a file, and nika cannot stage a copy from a diff")
 		case strings.HasPrefix(t, "similarity index "), strings.HasPrefix(t, "dissimilarity index "):
 		case strings.HasPrefix(t, "index "):
@@ -160,7 +161,7 @@ func (p *parser) gitSection() (changeset.Intent, error) {
 			}
 			s.indexOld, _, _ = strings.Cut(v, "..")
 		case t == "GIT binary patch" || (strings.HasPrefix(t, "Binary files ") && strings.HasSuffix(t, " differ")):
-			return changeset.Intent{}, refuse(changeset.Unsupported, line, binaryHint,
+			return changeset.Intent{}, refuse(refusal.Unsupported, line, binaryHint,
 				"%s is a binary patch, and nika proposes text only", show(firstNonEmpty(b, a)))
 		case p.isPlainHeader(p.i):
 			if err := p.names(s, true, !noPrefix); err != nil {
@@ -187,7 +188,7 @@ func (p *parser) plainSection() (changeset.Intent, error) {
 		return changeset.Intent{}, err
 	}
 	if len(s.hunks) == 0 {
-		return changeset.Intent{}, refuse(changeset.Invalid, s.line, "follow the --- and +++ lines with @@ hunks",
+		return changeset.Intent{}, refuse(refusal.Invalid, s.line, "follow the --- and +++ lines with @@ hunks",
 			"the file %s has --- and +++ lines but no hunk", show(firstNonEmpty(s.newName, s.oldName)))
 	}
 	return s.intent(nil)
@@ -199,11 +200,11 @@ func (p *parser) plainSection() (changeset.Intent, error) {
 func (p *parser) names(s *section, git, strip bool) error {
 	oldRaw, oldEpoch, err := fileName(strings.TrimPrefix(p.header(p.i), "--- "))
 	if err != nil {
-		return refuse(changeset.Invalid, p.i+1, "quote names as git does", "the --- line %v", err)
+		return refuse(refusal.Invalid, p.i+1, "quote names as git does", "the --- line %v", err)
 	}
 	newRaw, newEpoch, err := fileName(strings.TrimPrefix(p.header(p.i+1), "+++ "))
 	if err != nil {
-		return refuse(changeset.Invalid, p.i+2, "quote names as git does", "the +++ line %v", err)
+		return refuse(refusal.Invalid, p.i+2, "quote names as git does", "the +++ line %v", err)
 	}
 	p.i += 2
 	s.devNullOld = oldRaw == "/dev/null" || (!git && oldEpoch)
@@ -233,7 +234,7 @@ func (p *parser) names(s *section, git, strip bool) error {
 		s.newName = ""
 	}
 	if s.devNullOld && s.devNullNew {
-		return refuse(changeset.Invalid, p.i, "name the file on the --- or the +++ line", "both the --- and the +++ line name no file")
+		return refuse(refusal.Invalid, p.i, "name the file on the --- or the +++ line", "both the --- and the +++ line name no file")
 	}
 	return nil
 }
@@ -249,11 +250,11 @@ func (p *parser) hunks(s *section) error {
 		if n := len(s.hunks); n > 0 {
 			prev := s.hunks[n-1]
 			if prev.noNewlineAtEnd() {
-				return refuse(changeset.Invalid, prev.end, "keep the \\ No newline marker for the last line of the file",
+				return refuse(refusal.Invalid, prev.end, "keep the \\ No newline marker for the last line of the file",
 					"hunk %d of %s marks a line without newline, but hunk %d follows it", prev.n, name, h.n)
 			}
 			if h.start() < prev.start()+len(prev.old) {
-				return refuse(changeset.Invalid, h.line, "list hunks in file order without overlap",
+				return refuse(refusal.Invalid, h.line, "list hunks in file order without overlap",
 					"hunk %d of %s starts at line %d, inside or before hunk %d (lines %d to %d)",
 					h.n, name, h.oldStart, prev.n, prev.oldStart, prev.oldStart+prev.oldCount-1)
 			}
@@ -269,27 +270,27 @@ func (s *section) intent(headerErr error) (changeset.Intent, error) {
 	oldPath := firstNonEmpty(s.renameFrom, s.oldName, s.hdrOld)
 	newPath := firstNonEmpty(s.renameTo, s.newName, s.hdrNew)
 	if headerErr != nil && (oldPath == "" || newPath == "") {
-		return changeset.Intent{}, refuse(changeset.Invalid, s.line, "write the header as diff --git a/<path> b/<path>", "the diff --git header %v", headerErr)
+		return changeset.Intent{}, refuse(refusal.Invalid, s.line, "write the header as diff --git a/<path> b/<path>", "the diff --git header %v", headerErr)
 	}
 	isNew := s.isNew || s.devNullOld
 	isDelete := s.isDelete || s.devNullNew
 	if (newPath == "" && !isDelete) || (oldPath == "" && !isNew) {
-		return changeset.Intent{}, refuse(changeset.Invalid, s.line, "name the file on the --- and +++ lines", "the section names no file")
+		return changeset.Intent{}, refuse(refusal.Invalid, s.line, "name the file on the --- and +++ lines", "the section names no file")
 	}
 	name := show(firstNonEmpty(newPath, oldPath))
 	switch {
 	case s.oldMode != "" && s.chMode != "" && s.oldMode != s.chMode:
-		return changeset.Intent{}, refuse(changeset.Unsupported, s.line, "change the mode by hand with git update-index --chmod, outside the proposal",
+		return changeset.Intent{}, refuse(refusal.Unsupported, s.line, "change the mode by hand with git update-index --chmod, outside the proposal",
 			"the diff changes the mode of %s from %s to %s, and nika does not change file modes", name, s.oldMode, s.chMode)
 	case isNew && s.newMode != "" && s.newMode != "100644":
-		return changeset.Intent{}, refuse(changeset.Unsupported, s.line, "propose it as a regular file (mode 100644)",
+		return changeset.Intent{}, refuse(refusal.Unsupported, s.line, "propose it as a regular file (mode 100644)",
 			"the diff creates %s with mode %s, and nika creates regular files only", name, s.newMode)
 	case isNew && isDelete:
-		return changeset.Intent{}, refuse(changeset.Invalid, s.line, "a section either creates or deletes its file", "the diff both creates and deletes %s", name)
+		return changeset.Intent{}, refuse(refusal.Invalid, s.line, "a section either creates or deletes its file", "the diff both creates and deletes %s", name)
 	case isNew:
 		for _, h := range s.hunks {
 			if len(h.old) > 0 {
-				return changeset.Intent{}, refuse(changeset.Invalid, h.line, "a new file's hunk holds only + lines, at @@ -0,0",
+				return changeset.Intent{}, refuse(refusal.Invalid, h.line, "a new file's hunk holds only + lines, at @@ -0,0",
 					"hunk %d of %s removes or keeps lines of a file that does not exist yet", h.n, name)
 			}
 		}
@@ -302,7 +303,7 @@ func (s *section) intent(headerErr error) (changeset.Intent, error) {
 		del := &deletion{name: name, line: s.line}
 		for _, h := range s.hunks {
 			if len(h.new) > 0 {
-				return changeset.Intent{}, refuse(changeset.Invalid, h.line, "a deleted file's hunk holds only - lines, at +0,0",
+				return changeset.Intent{}, refuse(refusal.Invalid, h.line, "a deleted file's hunk holds only - lines, at +0,0",
 					"hunk %d of %s keeps or adds lines to a file it deletes", h.n, name)
 			}
 			for _, l := range h.old {
@@ -322,7 +323,7 @@ func (s *section) intent(headerErr error) (changeset.Intent, error) {
 		return in, nil
 	case s.rename:
 		if s.renameFrom == "" || s.renameTo == "" {
-			return changeset.Intent{}, refuse(changeset.Invalid, s.line, "give both rename from and rename to", "the rename of %s names only one side", name)
+			return changeset.Intent{}, refuse(refusal.Invalid, s.line, "give both rename from and rename to", "the rename of %s names only one side", name)
 		}
 		in := changeset.Intent{Op: changeset.OpMove, Path: s.renameFrom, To: s.renameTo, Line: s.line}
 		if len(s.hunks) > 0 {
@@ -330,11 +331,11 @@ func (s *section) intent(headerErr error) (changeset.Intent, error) {
 		}
 		return in, nil
 	case len(s.hunks) == 0:
-		return changeset.Intent{}, refuse(changeset.Invalid, s.line, "give the file's hunks, or drop the section",
+		return changeset.Intent{}, refuse(refusal.Invalid, s.line, "give the file's hunks, or drop the section",
 			"the section for %s changes nothing", name)
 	}
 	if oldPath != newPath {
-		return changeset.Intent{}, refuse(changeset.Invalid, s.line, "rename with rename from and rename to lines",
+		return changeset.Intent{}, refuse(refusal.Invalid, s.line, "rename with rename from and rename to lines",
 			"the section names %s and %s but is not a rename", show(oldPath), show(newPath))
 	}
 	return changeset.Intent{Op: changeset.OpEdit, Path: newPath, Edit: &edit{name: name, hunks: s.hunks}, Line: s.line}, nil
@@ -511,8 +512,8 @@ func show(p string) string {
 	return q
 }
 
-func refuse(class changeset.Class, line int, hint, format string, args ...any) *changeset.Error {
-	return changeset.Refuse(class, hint, "%s line %d: %s", Format, line, fmt.Sprintf(format, args...))
+func refuse(class refusal.Class, line int, hint, format string, args ...any) *refusal.Error {
+	return refusal.New(class, hint, "%s line %d: %s", Format, line, fmt.Sprintf(format, args...))
 }
 
 func size(n int) string {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // text joins lines, each ended by "\n".
@@ -410,11 +411,11 @@ func TestParseSections(t *testing.T) {
 }
 
 // wantErr checks a refusal's class and exact text, and that it has a hint.
-func wantErr(t *testing.T, err error, class changeset.Class, text string) {
+func wantErr(t *testing.T, err error, class refusal.Class, text string) {
 	t.Helper()
-	var e *changeset.Error
+	var e *refusal.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("err = %v (%T), want a *changeset.Error", err, err)
+		t.Fatalf("err = %v (%T), want a *refusal.Error", err, err)
 	}
 	if e.Class != class {
 		t.Errorf("class = %s, want %s", e.Class, class)
@@ -431,187 +432,187 @@ func TestParseRefuses(t *testing.T) {
 	tests := []struct {
 		name  string
 		input []byte
-		class changeset.Class
+		class refusal.Class
 		text  string
 	}{
 		{
 			name:  "a hunk with no file",
 			input: text("here is my change:", "@@ -1 +1 @@", "-a", "+b"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 2: this hunk belongs to no file: no --- and +++ lines come before it",
 		},
 		{
 			name:  "a malformed hunk header",
 			input: text("--- a/f", "+++ b/f", "@@ -1,x +1 @@", "-a"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  `diff line 3: hunk 1 of f has a malformed header: "x" is not a line number`,
 		},
 		{
 			name:  "a hunk header without numbers",
 			input: text("--- a/f", "+++ b/f", "@@ @@", "-a"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 3: hunk 1 of f has a malformed header: it does not start with @@ -",
 		},
 		{
 			name:  "a hunk cut off by the end of the diff",
 			input: text("--- a/f", "+++ b/f", "@@ -1,3 +1,3 @@", " a", "-b"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 3: hunk 1 of f is cut off by the end of the diff, 1 old line and 2 new lines short of its header @@ -1,3 +1,3 @@",
 		},
 		{
 			name:  "a hunk that stops early",
 			input: text("--- a/f", "+++ b/f", "@@ -1,2 +1,2 @@", " a", "-b", "prose"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 6: hunk 1 of f stops here, 0 old lines and 1 new line short of its header @@ -1,2 +1,2 @@",
 		},
 		{
 			name:  "a hunk with more lines than it counts",
 			input: text("--- a/f", "+++ b/f", "@@ -1 +1 @@", "-a", "+b", "+c"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 6: hunk 1 of f has more lines than its header @@ -1,1 +1,1 @@ counts",
 		},
 		{
 			name:  "a context line beyond the count",
 			input: text("--- a/f", "+++ b/f", "@@ -1 +1,2 @@", "-a", "+b", " c"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 6: hunk 1 of f has more lines than its header @@ -1,1 +1,2 @@ counts",
 		},
 		{
 			name:  "hunks out of order",
 			input: text("--- a/f", "+++ b/f", "@@ -5 +5 @@", "-a", "+b", "@@ -2 +2 @@", "-c", "+d"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 6: hunk 2 of f starts at line 2, inside or before hunk 1 (lines 5 to 5)",
 		},
 		{
 			name:  "overlapping hunks",
 			input: text("--- a/f", "+++ b/f", "@@ -1,3 +1,3 @@", " a", "-b", "+B", " c", "@@ -3 +3 @@", "-c", "+C"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 8: hunk 2 of f starts at line 3, inside or before hunk 1 (lines 1 to 3)",
 		},
 		{
 			name:  "a missing newline in the middle of a hunk",
 			input: text("--- a/f", "+++ b/f", "@@ -1,2 +1,2 @@", "-a", `\ No newline at end of file`, "-b", "+c", "+d"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 4: hunk 1 of f marks a line without newline that other lines follow",
 		},
 		{
 			name:  "a missing newline before another hunk",
 			input: text("--- a/f", "+++ b/f", "@@ -1 +1 @@", "-a", `\ No newline at end of file`, "+b", "@@ -5 +5 @@", "-c", "+d"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 6: hunk 1 of f marks a line without newline, but hunk 2 follows it",
 		},
 		{
 			name:  "a git binary patch",
 			input: text("diff --git a/logo.png b/logo.png", "index 1111111..2222222 100644", "GIT binary patch", "literal 5", "zcmV"),
-			class: changeset.Unsupported,
+			class: refusal.Unsupported,
 			text:  "diff line 3: logo.png is a binary patch, and nika proposes text only",
 		},
 		{
 			name:  "git's binary files differ",
 			input: text("diff --git a/logo.png b/logo.png", "index 1111111..2222222 100644", "Binary files a/logo.png and b/logo.png differ"),
-			class: changeset.Unsupported,
+			class: refusal.Unsupported,
 			text:  "diff line 3: logo.png is a binary patch, and nika proposes text only",
 		},
 		{
 			name:  "diff -r's binary files differ",
 			input: text("Binary files old/x.bin and new/x.bin differ"),
-			class: changeset.Unsupported,
+			class: refusal.Unsupported,
 			text:  "diff line 1: a binary file changes here (Binary files old/x.bin and new/x.bin differ), and nika proposes text only",
 		},
 		{
 			name:  "a mode-only change",
 			input: text("intro", "diff --git a/run.sh b/run.sh", "old mode 100644", "new mode 100755"),
-			class: changeset.Unsupported,
+			class: refusal.Unsupported,
 			text:  "diff line 2: the diff changes the mode of run.sh from 100644 to 100755, and nika does not change file modes",
 		},
 		{
 			name:  "a mode change with hunks",
 			input: text("diff --git a/run.sh b/run.sh", "old mode 100644", "new mode 100755", "--- a/run.sh", "+++ b/run.sh", "@@ -1 +1 @@", "-a", "+b"),
-			class: changeset.Unsupported,
+			class: refusal.Unsupported,
 			text:  "diff line 1: the diff changes the mode of run.sh from 100644 to 100755, and nika does not change file modes",
 		},
 		{
 			name:  "a new executable file",
 			input: text("diff --git a/run.sh b/run.sh", "new file mode 100755", "--- /dev/null", "+++ b/run.sh", "@@ -0,0 +1 @@", "+echo"),
-			class: changeset.Unsupported,
+			class: refusal.Unsupported,
 			text:  "diff line 1: the diff creates run.sh with mode 100755, and nika creates regular files only",
 		},
 		{
 			name:  "a new symlink",
 			input: text("diff --git a/l b/l", "new file mode 120000", "--- /dev/null", "+++ b/l", "@@ -0,0 +1 @@", "+target", `\ No newline at end of file`),
-			class: changeset.Unsupported,
+			class: refusal.Unsupported,
 			text:  "diff line 1: the diff creates l with mode 120000, and nika creates regular files only",
 		},
 		{
 			name:  "a copy",
 			input: text("diff --git a/a b/b", "similarity index 100%", "copy from a", "copy to b"),
-			class: changeset.Unsupported,
+			class: refusal.Unsupported,
 			text:  "diff line 3: the diff copies a file, and nika cannot stage a copy from a diff",
 		},
 		{
 			name:  "a combined diff",
 			input: text("diff --cc f", "index 1,2..3", "--- a/f", "+++ b/f"),
-			class: changeset.Unsupported,
+			class: refusal.Unsupported,
 			text:  "diff line 1: a combined diff of a merge cannot be applied",
 		},
 		{
 			name:  "a new file whose hunk keeps lines",
 			input: text("--- /dev/null", "+++ b/n", "@@ -1 +1,2 @@", " a", "+b"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 3: hunk 1 of n removes or keeps lines of a file that does not exist yet",
 		},
 		{
 			name:  "a deleted file whose hunk adds lines",
 			input: text("--- a/n", "+++ /dev/null", "@@ -1 +1 @@", "-a", "+b"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 3: hunk 1 of n keeps or adds lines to a file it deletes",
 		},
 		{
 			name:  "a bad escape in a quoted name",
 			input: text(`diff --git "a/x\q" "b/x\q"`, `--- "a/x\q"`, `+++ "b/x\q"`, "@@ -1 +1 @@", "-a", "+b"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  `diff line 2: the --- line has an unknown escape \q`,
 		},
 		{
 			name:  "an unclosed quote in a rename",
 			input: text("diff --git a/x b/y", `rename from "x`, "rename to y"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  `diff line 2: the "rename from" line has an unclosed quote`,
 		},
 		{
 			name:  "a git header that changes nothing",
 			input: text("diff --git a/f b/f", "index 1111111..2222222 100644", "prose"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 1: the section for f changes nothing",
 		},
 		{
 			name:  "--- and +++ without a hunk",
 			input: text("--- a/f", "+++ b/f", "prose"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 1: the file f has --- and +++ lines but no hunk",
 		},
 		{
 			name:  "two names without a rename",
 			input: text("diff --git a/f b/g", "--- a/f", "+++ b/g", "@@ -1 +1 @@", "-a", "+b"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 1: the section names f and g but is not a rename",
 		},
 		{
 			name:  "both sides absent",
 			input: text("--- /dev/null", "+++ /dev/null", "@@ -0,0 +1 @@", "+a"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 2: both the --- and the +++ line name no file",
 		},
 		{
 			name:  "a +++ line without a name",
 			input: text("prose", "--- /dev/null", "+++ ", "@@ -0,0 +1 @@", "+a"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 2: the section names no file",
 		},
 		{
 			name:  "an unsplittable header with nothing else",
 			input: text("diff --git nonsense", "new file mode 100644"),
-			class: changeset.Invalid,
+			class: refusal.Invalid,
 			text:  "diff line 1: the diff --git header has no two names",
 		},
 	}
@@ -719,7 +720,7 @@ func TestApplyRefuses(t *testing.T) {
 					last = err
 				}
 			}
-			wantErr(t, last, changeset.Invalid, tt.text)
+			wantErr(t, last, refusal.Invalid, tt.text)
 		})
 	}
 }
@@ -730,10 +731,10 @@ func TestParseLimit(t *testing.T) {
 		t.Fatalf("at the limit: %v", err)
 	}
 	_, err := ParseLimit(in, len(in)-1)
-	wantErr(t, err, changeset.TooLarge, fmt.Sprintf("the diff is %d bytes, over the limit of %d bytes", len(in), len(in)-1))
+	wantErr(t, err, refusal.TooLarge, fmt.Sprintf("the diff is %d bytes, over the limit of %d bytes", len(in), len(in)-1))
 	_, err = Parse(make([]byte, MaxInput+1))
-	wantErr(t, err, changeset.TooLarge, "the diff is 16777217 bytes (16.0 MiB), over the limit of 16777216 bytes (16.0 MiB)")
-	if _, err := ParseLimit(make([]byte, MaxInput+1), 0); changeset.ClassOf(err) != changeset.TooLarge {
+	wantErr(t, err, refusal.TooLarge, "the diff is 16777217 bytes (16.0 MiB), over the limit of 16777216 bytes (16.0 MiB)")
+	if _, err := ParseLimit(make([]byte, MaxInput+1), 0); refusal.ClassOf(err) != refusal.TooLarge {
 		t.Errorf("ParseLimit(_, 0) must mean MaxInput: %v", err)
 	}
 }
@@ -803,7 +804,7 @@ func TestDraftResolves(t *testing.T) {
 
 	// The resolver's refusals name the diff's line.
 	_, _, err = changeset.Resolve(d, mapBase{"flow.nika.yaml": "name: other\n", "old.nika": "o\n", "gone.nika": "bye\n"}, changeset.Policy{})
-	wantErr(t, err, changeset.Invalid, "diff line 4: hunk 1 of flow.nika.yaml: these 2 lines are not in the file")
+	wantErr(t, err, refusal.Invalid, "diff line 4: hunk 1 of flow.nika.yaml: these 2 lines are not in the file")
 }
 
 // The hunk search agrees with the obvious quadratic one.

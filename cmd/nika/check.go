@@ -13,6 +13,7 @@ import (
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/checker"
 	"github.com/nika-dev/nika/flow"
+	"github.com/nika-dev/nika/refusal"
 )
 
 func init() {
@@ -49,11 +50,11 @@ func (d *door) checkTargets(root string, args []string) ([]string, error) {
 		}
 		rel, err := filepath.Rel(root, abs)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return nil, changeset.Refuse(changeset.NotAllowed, "name files inside the repository", "%s is outside the repository", changeset.Quote(a))
+			return nil, refusal.New(refusal.NotAllowed, "name files inside the repository", "%s is outside the repository", changeset.Quote(a))
 		}
 		fi, err := os.Lstat(abs)
 		if err != nil {
-			return nil, changeset.Refuse(changeset.NotFound, "check the path", "cannot check %s: %v", changeset.Quote(a), unwrapPath(err))
+			return nil, refusal.New(refusal.NotFound, "check the path", "cannot check %s: %v", changeset.Quote(a), unwrapPath(err))
 		}
 		if !fi.IsDir() {
 			p := filepath.ToSlash(rel)
@@ -105,7 +106,7 @@ func (d *door) check(c *cli.Context) error {
 	for _, p := range paths {
 		b, err := os.ReadFile(filepath.Join(r.Root, filepath.FromSlash(p)))
 		if err != nil {
-			return changeset.Refuse(changeset.Io, "", "cannot read %s: %v", changeset.Quote(p), unwrapPath(err))
+			return refusal.New(refusal.Io, "", "cannot read %s: %v", changeset.Quote(p), unwrapPath(err))
 		}
 		reports = append(reports, checker.Check(p, b))
 		if c.Bool("fix") {
@@ -178,12 +179,12 @@ func (d *door) check(c *cli.Context) error {
 
 func (d *door) explain(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return changeset.Refuse(changeset.Invalid, "run nika explain NIKA-PARSE-002, for example", "nika explain takes one finding code")
+		return refusal.New(refusal.Invalid, "run nika explain NIKA-PARSE-002, for example", "nika explain takes one finding code")
 	}
 	code := strings.ToUpper(strings.TrimSpace(c.Args().First()))
 	text, ok := checker.Explain(code)
 	if !ok {
-		return changeset.Refuse(changeset.NotFound, "codes look like NIKA-PARSE-002; nika check prints them", "no finding has the code %s", changeset.Quote(code))
+		return refusal.New(refusal.NotFound, "codes look like NIKA-PARSE-002; nika check prints them", "no finding has the code %s", changeset.Quote(code))
 	}
 	if d.json {
 		return d.writeJSON(map[string]any{"type": "explain", "code": code, "text": text})

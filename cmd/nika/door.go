@@ -12,8 +12,8 @@ import (
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
 
-	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/gitstage"
+	"github.com/nika-dev/nika/refusal"
 )
 
 type door struct {
@@ -29,7 +29,7 @@ type door struct {
 func (d *door) openRepo() (*gitstage.Repo, error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return nil, changeset.Refuse(changeset.Io, "", "could not read the working directory: %v", err)
+		return nil, refusal.New(refusal.Io, "", "could not read the working directory: %v", err)
 	}
 	r, err := gitstage.Open(wd)
 	if err != nil {
@@ -95,7 +95,7 @@ func (d *door) scrub(s string) string {
 
 // refuse prints a refusal: JSON on stdout with --json, text on stderr
 // otherwise.
-func (d *door) refuse(e *changeset.Error) {
+func (d *door) refuse(e *refusal.Error) {
 	text, hint := d.scrub(e.Text), d.scrub(e.Hint)
 	if d.json {
 		_ = d.writeJSON(map[string]any{"type": "refusal", "class": e.Class, "text": text, "hint": hint, "exit": exitCode(e.Class)})

@@ -13,9 +13,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/nika-dev/nika/refusal"
 	"github.com/urfave/cli/v2"
-
-	"github.com/nika-dev/nika/changeset"
 )
 
 func main() {
@@ -42,12 +41,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) {
 		return int(ee)
 	}
-	var ce *changeset.Error
+	var ce *refusal.Error
 	if !errors.As(err, &ce) {
 		// urfave/cli usage errors and anything unclassified.
-		ce = &changeset.Error{Class: changeset.Invalid, Text: err.Error(), Hint: "run nika help"}
+		ce = &refusal.Error{Class: refusal.Invalid, Text: err.Error(), Hint: "run nika help"}
 		if d.repo != nil {
-			ce.Class = changeset.Internal
+			ce.Class = refusal.Internal
 		}
 	}
 	d.refuse(ce)
@@ -83,7 +82,7 @@ func (d *door) app() *cli.App {
 		Reader:                    d.stdin,
 		ExitErrHandler:            func(*cli.Context, error) {},
 		OnUsageError: func(c *cli.Context, err error, sub bool) error {
-			return changeset.Refuse(changeset.Invalid, "run nika help "+c.Command.Name, "%v", err)
+			return refusal.New(refusal.Invalid, "run nika help "+c.Command.Name, "%v", err)
 		},
 		Commands: []*cli.Command{
 			{

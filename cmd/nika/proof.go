@@ -9,6 +9,7 @@ import (
 
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/proof"
+	"github.com/nika-dev/nika/refusal"
 )
 
 func init() {
@@ -37,7 +38,7 @@ func init() {
 
 func (d *door) selectArg(c *cli.Context, single bool) (*proof.Selection, error) {
 	if c.NArg() > 1 {
-		return nil, changeset.Refuse(changeset.Invalid, "give one range A..B, commit, ref or proposal id",
+		return nil, refusal.New(refusal.Invalid, "give one range A..B, commit, ref or proposal id",
 			"nika %s takes at most one revision argument, got %d", c.Command.Name, c.NArg())
 	}
 	r, err := d.openRepo()

@@ -5,9 +5,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
+	"github.com/nika-dev/nika/refusal"
 )
 
 func init() {
@@ -47,7 +47,7 @@ func (d *door) push(c *cli.Context) error {
 	case 2:
 		remoteArg, id = c.Args().Get(0), c.Args().Get(1)
 	default:
-		return changeset.Refuse(changeset.Invalid, "nika push [REMOTE] ID, e.g. nika push origin 1cfd3bcb", "nika push takes a proposal id, and optionally a remote first")
+		return refusal.New(refusal.Invalid, "nika push [REMOTE] ID, e.g. nika push origin 1cfd3bcb", "nika push takes a proposal id, and optionally a remote first")
 	}
 	r, err := d.openRepo()
 	if err != nil {
@@ -80,7 +80,7 @@ func (d *door) push(c *cli.Context) error {
 
 func (d *door) fetch(c *cli.Context) error {
 	if c.NArg() > 1 {
-		return changeset.Refuse(changeset.Invalid, "nika fetch [REMOTE]", "nika fetch takes at most one remote")
+		return refusal.New(refusal.Invalid, "nika fetch [REMOTE]", "nika fetch takes at most one remote")
 	}
 	r, err := d.openRepo()
 	if err != nil {

@@ -3,10 +3,10 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/proof"
+	"github.com/nika-dev/nika/refusal"
 )
 
 func init() {
@@ -23,7 +23,7 @@ func init() {
 
 func (d *door) revert(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return changeset.Refuse(changeset.Invalid, "name the proposal by its id, or its commit (nika log shows both)",
+		return refusal.New(refusal.Invalid, "name the proposal by its id, or its commit (nika log shows both)",
 			"nika revert takes one proposal id or commit")
 	}
 	r, err := d.openRepo()

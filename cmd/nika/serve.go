@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 	"github.com/nika-dev/nika/session"
 	"github.com/nika-dev/nika/session/intelligence"
 	"github.com/nika-dev/nika/session/project"
@@ -58,7 +59,7 @@ const MaxRequest = 16 << 20
 
 func (d *door) serve(c *cli.Context) error {
 	if !c.Bool("stdio") {
-		return changeset.Refuse(changeset.Invalid, "run nika serve --stdio", "nika serve speaks only on standard input and output for now")
+		return refusal.New(refusal.Invalid, "run nika serve --stdio", "nika serve speaks only on standard input and output for now")
 	}
 	d.json = true
 	eng, err := d.openEngine()

@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/refusal"
 	"github.com/nika-dev/nika/session"
 	"github.com/nika-dev/nika/session/intelligence"
 	"github.com/nika-dev/nika/session/project"
@@ -30,7 +31,7 @@ func init() {
 // bare is `nika` with no verb.
 func (d *door) bare(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return changeset.Refuse(changeset.Invalid, "run nika help to see the verbs", "nika has no verb %s", changeset.Quote(c.Args().First()))
+		return refusal.New(refusal.Invalid, "run nika help to see the verbs", "nika has no verb %s", changeset.Quote(c.Args().First()))
 	}
 	eng, err := d.openEngine()
 	if err != nil {

@@ -20,28 +20,29 @@ import (
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/hooks"
 	"github.com/nika-dev/nika/preview"
+	"github.com/nika-dev/nika/refusal"
 )
 
 func (d *door) readInput(c *cli.Context, max int) ([]byte, error) {
 	var r io.Reader = d.stdin
 	name := "standard input"
 	if c.NArg() > 1 {
-		return nil, changeset.Refuse(changeset.Invalid, "give one file, or - for standard input", "nika propose takes one input, got %d", c.NArg())
+		return nil, refusal.New(refusal.Invalid, "give one file, or - for standard input", "nika propose takes one input, got %d", c.NArg())
 	}
 	if a := c.Args().First(); a != "" && a != "-" {
 		f, err := os.Open(a)
 		if err != nil {
-			return nil, changeset.Refuse(changeset.NotFound, "check the file name", "could not open the input %s: %v", changeset.Quote(a), unwrapPath(err))
+			return nil, refusal.New(refusal.NotFound, "check the file name", "could not open the input %s: %v", changeset.Quote(a), unwrapPath(err))
 		}
 		defer f.Close()
 		r, name = f, changeset.Quote(a)
 	}
 	b, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
 	if err != nil {
-		return nil, changeset.Refuse(changeset.Io, "", "could not read %s: %v", name, err)
+		return nil, refusal.New(refusal.Io, "", "could not read %s: %v", name, err)
 	}
 	if len(b) > max {
-		return nil, changeset.Refuse(changeset.TooLarge, "split the proposal, or raise the limit with --max-input",
+		return nil, refusal.New(refusal.TooLarge, "split the proposal, or raise the limit with --max-input",
 			"%s is larger than the limit of %d bytes", name, max)
 	}
 	return b, nil
@@ -87,12 +88,12 @@ func (d *door) propose(c *cli.Context) error {
 		for _, v := range c.StringSlice("var") {
 			k, val, ok := strings.Cut(v, "=")
 			if !ok || k == "" {
-				return changeset.Refuse(changeset.Invalid, "write --var NAME=VALUE", "--var %s is not NAME=VALUE", changeset.Quote(v))
+				return refusal.New(refusal.Invalid, "write --var NAME=VALUE", "--var %s is not NAME=VALUE", changeset.Quote(v))
 			}
 			in.Run.Vars[k] = val
 		}
 	} else if len(c.StringSlice("var")) > 0 || c.IsSet("max-cost-usd") {
-		return changeset.Refuse(changeset.Invalid, "add --run WORKFLOW", "--var and --max-cost-usd belong to a run request")
+		return refusal.New(refusal.Invalid, "add --run WORKFLOW", "--var and --max-cost-usd belong to a run request")
 	}
 	p, err := flow.Propose(r, in)
 	if err != nil {
@@ -135,7 +136,7 @@ func (d *door) propose(c *cli.Context) error {
 
 func (d *door) load(c *cli.Context) (*gitstage.Repo, *flow.Proposed, error) {
 	if c.NArg() != 1 {
-		return nil, nil, changeset.Refuse(changeset.Invalid, "run nika list to see the ids", "nika %s takes one proposal id", c.Command.Name)
+		return nil, nil, refusal.New(refusal.Invalid, "run nika list to see the ids", "nika %s takes one proposal id", c.Command.Name)
 	}
 	r, err := d.openRepo()
 	if err != nil {
@@ -177,7 +178,7 @@ func (d *door) apply(c *cli.Context) error {
 	}
 	tty, err := openTTY()
 	if err != nil {
-		return changeset.Refuse(changeset.NoConsent,
+		return refusal.New(refusal.NoConsent,
 			fmt.Sprintf("run nika apply %s in a terminal and type yes; consent is never read from a pipe or a flag", p.Proposal.ID[:12]),
 			"no terminal to ask for consent (%v) · nothing was applied", err)
 	}
@@ -201,11 +202,11 @@ func (d *door) apply(c *cli.Context) error {
 			return err
 		}
 		if d.json {
-			d.code = exitCode(changeset.NoConsent)
+			d.code = exitCode(refusal.NoConsent)
 			return d.writeJSON(map[string]any{"type": "declined", "id": p.Proposal.ID})
 		}
 		fmt.Fprintf(d.stderr, "not applied: the answer was not yes · proposal %s is discarded\n", p.Proposal.ID[:12])
-		return exitErr(exitCode(changeset.NoConsent))
+		return exitErr(exitCode(refusal.NoConsent))
 	}
 	acc, err := flow.Accept(context.Background(), r, p, hooks.Options{})
 	if err != nil {

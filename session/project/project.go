@@ -27,6 +27,7 @@ import (
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/hooks"
 	"github.com/nika-dev/nika/preview"
+	"github.com/nika-dev/nika/refusal"
 	"github.com/nika-dev/nika/safefs"
 	"github.com/nika-dev/nika/session"
 )
@@ -74,16 +75,16 @@ func (e *Engine) fail(err error) error {
 	if errors.As(err, &se) {
 		return se
 	}
-	var ce *changeset.Error
+	var ce *refusal.Error
 	text := err.Error()
 	class := session.NotAllowed
 	if errors.As(err, &ce) {
 		switch ce.Class {
-		case changeset.StaleRevision:
+		case refusal.StaleRevision:
 			class = session.StaleRevision
-		case changeset.AlreadyConsumed:
+		case refusal.AlreadyConsumed:
 			class = session.AlreadyConsumed
-		case changeset.Io, changeset.Locked, changeset.RollbackIncomplete, changeset.Internal:
+		case refusal.Io, refusal.Locked, refusal.RollbackIncomplete, refusal.Internal:
 			class = session.Io
 		}
 	}

@@ -1,11 +1,11 @@
-package changeset
+package refusal
 
 import (
 	"errors"
 	"fmt"
 )
 
-// Class is the refusal class a host acts on. The set is closed; cmd/nika maps
+// Class is the refusal class a host acts on. The set is closed; Code maps
 // each class to one exit code (see docs/exit-codes.md).
 type Class string
 
@@ -60,8 +60,8 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Refuse builds a refusal with a formatted text.
-func Refuse(class Class, hint, format string, args ...any) *Error {
+// New builds a refusal with a formatted text.
+func New(class Class, hint, format string, args ...any) *Error {
 	return &Error{Class: class, Text: fmt.Sprintf(format, args...), Hint: hint}
 }
 

@@ -1,4 +1,4 @@
-package changeset
+package refusal
 
 // The classes of nika verify's failures: what CI acts on when a commit that
 // carries a Nika-Proposal trailer is not proven by its own objects. Each has
