@@ -43,11 +43,19 @@ const (
 
 // Error is a refusal: a class for the host, a lowercase text for the human
 // that says what was refused and why, and a hint that says the fix.
+//
+// Text and Hint are a library's words and name no door's commands or
+// flags. Where the fix is something the human does through a door
+// (rebuild the preview, allow a file, raise a limit), Fix names it and
+// Subject says what it applies to (a proposal id, a path, a limit); each
+// door words the fix in its own terms (see Fix).
 type Error struct {
-	Class Class
-	Text  string
-	Hint  string
-	Err   error // an underlying cause, if any
+	Class   Class
+	Text    string
+	Hint    string
+	Fix     Fix    // a door-worded remedy, or "" for none
+	Subject string // what Fix applies to: an id, a path, a limit
+	Err     error  // an underlying cause, if any
 }
 
 func (e *Error) Error() string {
@@ -59,6 +67,12 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// WithFix sets the door-worded remedy and what it applies to, and returns e.
+func (e *Error) WithFix(f Fix, subject string) *Error {
+	e.Fix, e.Subject = f, subject
+	return e
+}
 
 // New builds a refusal with a formatted text.
 func New(class Class, hint, format string, args ...any) *Error {
