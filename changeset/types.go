@@ -124,6 +124,10 @@ type Set struct {
 	Branch  string // full ref name HEAD points at, e.g. refs/heads/main
 	Changes []Change
 	Run     *RunRequest
+	// Generation counts the earlier proposals of the same content and base
+	// that were discarded or undone: proposing again after an undo gets
+	// its own id. 0 for the first.
+	Generation int
 }
 
 // Paths lists every path the set writes or removes, sources of moves included.

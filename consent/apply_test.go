@@ -30,7 +30,7 @@ func threeFiles(t *testing.T) (*gittest.Repo, *gitstage.Repo, *flow.Proposed, st
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := flow.Propose(r, flow.ProposeInput{Input: []byte(reply3), Goal: "v2"})
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(reply3), Goal: "v2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func unchanged(t *testing.T, g *gittest.Repo, head string, files map[string]stri
 
 func TestFailureAtSecondOfThreeWritesRollsBackTheFirst(t *testing.T) {
 	g, r, p, head := threeFiles(t)
-	_, err := flow.Apply(r, p, consent.Options{Fault: func(step string, i int) error {
+	_, err := flow.Apply(flow.FromGit(r), p, consent.Options{Fault: func(step string, i int) error {
 		if step == "write" && i == 1 {
 			return errors.New("injected failure")
 		}
@@ -91,7 +91,7 @@ func TestFailureAtSecondOfThreeWritesRollsBackTheFirst(t *testing.T) {
 
 func TestRollbackKeepsAnotherWritersEditAndSaysSo(t *testing.T) {
 	g, r, p, head := threeFiles(t)
-	_, err := flow.Apply(r, p, consent.Options{Fault: func(step string, i int) error {
+	_, err := flow.Apply(flow.FromGit(r), p, consent.Options{Fault: func(step string, i int) error {
 		if step == "write" && i == 1 {
 			// Another process edits the first file, already written by
 			// this transaction, before the second write fails.
@@ -118,11 +118,11 @@ func TestRollbackRemovesCreatedFilesAndDirectories(t *testing.T) {
 	head := g.Commit("v1")
 	r, _ := gitstage.Open(g.Dir)
 	in := "```yaml path=deep/er/x.nika.yaml\nnika: x\n```\n```yaml path=z.nika.yaml\nnika: z\n```\n"
-	p, err := flow.Propose(r, flow.ProposeInput{Input: []byte(in)})
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(in)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = flow.Apply(r, p, consent.Options{Fault: func(step string, i int) error {
+	_, err = flow.Apply(flow.FromGit(r), p, consent.Options{Fault: func(step string, i int) error {
 		if step == "ref" {
 			return errors.New("injected failure before the branch moves")
 		}
@@ -168,7 +168,7 @@ func TestReadOnlyRootRefusesWithTheOSError(t *testing.T) {
 		os.Chmod(g.Dir, 0o555)
 		defer os.Chmod(g.Dir, 0o755)
 	}
-	_, err := flow.Apply(r, p, consent.Options{})
+	_, err := flow.Apply(flow.FromGit(r), p, consent.Options{})
 	if c := refusal.ClassOf(err); c != refusal.Io {
 		t.Fatalf("class = %s (%v), want Io", c, err)
 	}
@@ -216,11 +216,11 @@ func TestBackToBackAppliesLeaveNoSmudgedEntries(t *testing.T) {
 	g.Commit("base")
 	r, _ := gitstage.Open(g.Dir)
 	for _, in := range []string{"```yaml path=a.nika.yaml\nnika: a1\n```\n", "```yaml path=b.nika.yaml\nnika: b1\n```\n"} {
-		p, err := flow.Propose(r, flow.ProposeInput{Input: []byte(in)})
+		p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(in)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := flow.Apply(r, p, consent.Options{}); err != nil {
+		if _, err := flow.Apply(flow.FromGit(r), p, consent.Options{}); err != nil {
 			t.Fatal(err)
 		}
 	}

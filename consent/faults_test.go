@@ -49,7 +49,7 @@ func faultTemplate(t *testing.T) (dir, id string) {
 	}
 	patch := "*** Begin Patch\n*** Update File: a.nika.yaml\n@@\n-nika: a1\n+nika: a2\n*** Update File: sub/b.nika.yaml\n@@\n-nika: b1\n+nika: b2\n" +
 		"*** Delete File: c.nika.yaml\n*** Add File: new/d.nika.yaml\n+nika: d\n*** End Patch\n"
-	p, err := flow.Propose(r, flow.ProposeInput{Input: []byte(patch)})
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(patch)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func faultRun(t *testing.T, tmpl, id, only string, errno syscall.Errno, sync boo
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := flow.Load(r, id)
+	p, err := flow.Load(flow.FromGit(r), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func faultRun(t *testing.T, tmpl, id, only string, errno syscall.Errno, sync boo
 		}
 		return nil
 	}
-	_, err = flow.Apply(r, p, consent.Options{Inject: inject, Sync: sync})
+	_, err = flow.Apply(flow.FromGit(r), p, consent.Options{Inject: inject, Sync: sync})
 	where := fmt.Sprintf("N=%d", n)
 	switch {
 	case err == nil && hit:

@@ -30,7 +30,7 @@ func raceRounds() int {
 // editor's bytes are intact.
 func TestAnEditorsWriteDuringTheApplyIsNeverOverwritten(t *testing.T) {
 	g, r, p, head := threeFiles(t)
-	_, err := flow.Apply(r, p, consent.Options{Inject: func(op, path string) error {
+	_, err := flow.Apply(flow.FromGit(r), p, consent.Options{Inject: func(op, path string) error {
 		if op == "exchange" && path == "b.nika.yaml" {
 			// The editor saves through its own temp file and rename.
 			g.Write("b.nika.yaml.swp", "nika: the editor's bytes\n")
@@ -85,11 +85,11 @@ func TestGitReadersNeverSeeATornIndexOrRef(t *testing.T) {
 	}
 	for i := 1; i <= raceRounds(); i++ {
 		in := fmt.Sprintf("```yaml path=w.nika.yaml\nnika: w%d\n```\n", i)
-		p, err := flow.Propose(r, flow.ProposeInput{Input: []byte(in)})
+		p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(in)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := flow.Apply(r, p, consent.Options{}); err != nil {
+		if _, err := flow.Apply(flow.FromGit(r), p, consent.Options{}); err != nil {
 			t.Fatalf("apply %d: %v", i, err)
 		}
 	}
@@ -130,13 +130,13 @@ func TestConcurrentGitCommitsAndAppliesNeverLoseWork(t *testing.T) {
 	stale, applied := 0, 0
 	for i := 1; i <= raceRounds(); i++ {
 		in := fmt.Sprintf("```yaml path=w.nika.yaml\nnika: w%d\n```\n", i)
-		p, err := flow.Propose(r, flow.ProposeInput{Input: []byte(in)})
+		p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(in)})
 		if err != nil {
 			// A git commit holds the index lock, or log.txt is being
 			// written: both are fine refusals before anything is staged.
 			continue
 		}
-		_, err = flow.Apply(r, p, consent.Options{})
+		_, err = flow.Apply(flow.FromGit(r), p, consent.Options{})
 		switch c := refusal.ClassOf(err); {
 		case err == nil:
 			applied++
@@ -177,11 +177,11 @@ func TestTwoAppliesFromOneBaseLandExactlyOne(t *testing.T) {
 		base := g.Commit("base")
 		r1, _ := gitstage.Open(g.Dir)
 		r2, _ := gitstage.Open(g.Dir)
-		p1, err := flow.Propose(r1, flow.ProposeInput{Input: []byte("```yaml path=a.nika.yaml\nnika: a1\n```\n")})
+		p1, err := flow.Propose(flow.FromGit(r1), flow.ProposeInput{Input: []byte("```yaml path=a.nika.yaml\nnika: a1\n```\n")})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p2, err := flow.Propose(r2, flow.ProposeInput{Input: []byte("```yaml path=b.nika.yaml\nnika: b1\n```\n")})
+		p2, err := flow.Propose(flow.FromGit(r2), flow.ProposeInput{Input: []byte("```yaml path=b.nika.yaml\nnika: b1\n```\n")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ func TestTwoAppliesFromOneBaseLandExactlyOne(t *testing.T) {
 			go func(i int, r *gitstage.Repo, p *flow.Proposed) {
 				defer wg.Done()
 				<-start
-				_, errs[i] = flow.Apply(r, p, consent.Options{})
+				_, errs[i] = flow.Apply(flow.FromGit(r), p, consent.Options{})
 			}(i, x.r, x.p)
 		}
 		close(start)

@@ -133,7 +133,7 @@ func BenchmarkPropose(b *testing.B) {
 			in, _ := proposeInput(b, dir, n, k, seq)
 			b.StartTimer()
 			cpu.Start()
-			if _, err := flow.Propose(r, in); err != nil {
+			if _, err := flow.Propose(flow.FromGit(r), in); err != nil {
 				b.Fatal(err)
 			}
 			cpu.Stop()
@@ -148,7 +148,7 @@ func BenchmarkShow(b *testing.B) {
 	each(b, func(b *testing.B, r *gitstage.Repo, dir string, n, k int) {
 		seq++
 		in, _ := proposeInput(b, dir, n, k, seq)
-		p, err := flow.Propose(r, in)
+		p, err := flow.Propose(flow.FromGit(r), in)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func BenchmarkShow(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			q, err := flow.Load(r, id)
+			q, err := flow.Load(flow.FromGit(r), id)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -188,13 +188,13 @@ func BenchmarkApply(b *testing.B) {
 			b.StopTimer()
 			seq++
 			in, _ := proposeInput(b, dir, n, k, seq)
-			p, err := flow.Propose(r, in)
+			p, err := flow.Propose(flow.FromGit(r), in)
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
 			cpu.Start()
-			if _, err := flow.Apply(r, p, consent.Options{}); err != nil {
+			if _, err := flow.Apply(flow.FromGit(r), p, consent.Options{}); err != nil {
 				b.Fatal(err)
 			}
 			cpu.Stop()
@@ -214,13 +214,13 @@ func BenchmarkApplySync(b *testing.B) {
 			b.StopTimer()
 			seq++
 			in, _ := proposeInput(b, dir, n, k, seq)
-			p, err := flow.Propose(r, in)
+			p, err := flow.Propose(flow.FromGit(r), in)
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
 			cpu.Start()
-			if _, err := flow.Apply(r, p, consent.Options{Sync: true}); err != nil {
+			if _, err := flow.Apply(flow.FromGit(r), p, consent.Options{Sync: true}); err != nil {
 				b.Fatal(err)
 			}
 			cpu.Stop()
@@ -242,11 +242,11 @@ func BenchmarkProposeApply(b *testing.B) {
 			in, _ := proposeInput(b, dir, n, k, seq)
 			b.StartTimer()
 			cpu.Start()
-			p, err := flow.Propose(r, in)
+			p, err := flow.Propose(flow.FromGit(r), in)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := flow.Apply(r, p, consent.Options{}); err != nil {
+			if _, err := flow.Apply(flow.FromGit(r), p, consent.Options{}); err != nil {
 				b.Fatal(err)
 			}
 			cpu.Stop()
@@ -345,11 +345,11 @@ func BenchmarkVerify(b *testing.B) {
 		for i := 0; i < proposals; i++ {
 			p := synth.Path(1000, (i*37)%1000)
 			in := flow.ProposeInput{Input: []byte(fmt.Sprintf("```text path=%s\nproposal %d\n```\n", p, i)), Allow: []string{"**"}, Goal: fmt.Sprintf("proposal %d", i)}
-			pp, err := flow.Propose(r, in)
+			pp, err := flow.Propose(flow.FromGit(r), in)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := flow.Apply(r, pp, consent.Options{}); err != nil {
+			if _, err := flow.Apply(flow.FromGit(r), pp, consent.Options{}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -41,6 +41,9 @@ type Proposed struct {
 	Unchanged []changeset.Path // named paths whose bytes would not change
 	Repairs   map[changeset.Path][]checker.RepairStep
 	Notes     []string // the fix ladder's notes: what it would not guess
+	// Again says the input was already staged as this pending proposal:
+	// the same id and the same commit, nothing new written.
+	Again bool
 }
 
 // Empty reports that the input proposed nothing.
@@ -49,18 +52,19 @@ func (p *Proposed) Empty() bool { return p.Proposal == nil }
 // Propose parses an input, resolves it against HEAD, stages it as an
 // unreferenced commit and records it as pending. Every refusal happens
 // before anything is written to the object database.
-func Propose(r *gitstage.Repo, in ProposeInput) (*Proposed, error) {
+func Propose(repo *Repo, in ProposeInput) (*Proposed, error) {
 	draft, err := Parse(in.Input, in.Format, in.MaxInput)
 	if err != nil {
 		return nil, err
 	}
-	return ProposeDraft(r, draft, in)
+	return ProposeDraft(repo, draft, in)
 }
 
 // ProposeDraft stages a draft that is already parsed (nika check --fix
 // builds one from the fix ladder's repairs). in.Input and in.Format are
 // not read.
-func ProposeDraft(r *gitstage.Repo, draft *changeset.Draft, in ProposeInput) (*Proposed, error) {
+func ProposeDraft(repo *Repo, draft *changeset.Draft, in ProposeInput) (*Proposed, error) {
+	r := repo.g
 	out := &Proposed{Format: draft.Format}
 	if len(draft.Intents) == 0 {
 		return out, nil
@@ -100,18 +104,15 @@ func ProposeDraft(r *gitstage.Repo, draft *changeset.Draft, in ProposeInput) (*P
 		}
 		runTrailer = preview.RunJSON(set.Run)
 	}
-	p, err := base.Stage(set, preview.ID, runTrailer)
-	if err != nil {
-		return nil, err
-	}
 	var notes json.RawMessage
 	if len(out.Repairs) > 0 {
 		notes, _ = json.Marshal(recordNotes{Repairs: out.Repairs})
 	}
-	rec, err := r.Register(p, notes)
+	p, rec, again, err := stage(r, base, set, runTrailer, notes)
 	if err != nil {
 		return nil, err
 	}
+	out.Again = again
 	out.Proposal, out.Record = p, rec
 	return out, nil
 }
@@ -170,7 +171,8 @@ func cleanGoal(goal string, cs []changeset.Change) string {
 
 // Load finds a proposal by id or prefix and re-derives it from its commit,
 // checking that the objects still prove the recorded id.
-func Load(r *gitstage.Repo, id string) (*Proposed, error) {
+func Load(repo *Repo, id string) (*Proposed, error) {
+	r := repo.g
 	rec, err := r.Find(id)
 	if err != nil {
 		return nil, err
@@ -195,20 +197,21 @@ func Load(r *gitstage.Repo, id string) (*Proposed, error) {
 	return out, nil
 }
 
-// Pending refuses a proposal that was already decided (applied or
+// Undecided refuses a proposal that was already decided (applied or
 // discarded): a consent answers one proposal, once.
-func Pending(p *Proposed) error {
+func Undecided(p *Proposed) error {
 	switch p.Record.State {
 	case gitstage.Applied, gitstage.Discarded:
-		return refusal.New(refusal.AlreadyConsumed, "propose again to get a new preview",
-			"proposal %s was already %s", short(p.Record.ID), p.Record.State)
+		return refusal.New(refusal.AlreadyConsumed, "a consent answers a proposal once; proposing the same input again stages a new one",
+			"proposal %s was already %s", short(p.Record.ID), p.Record.State).WithFix(refusal.Repropose, p.Record.ID)
 	}
 	return nil
 }
 
 // Apply carries out a yes for a pending proposal.
-func Apply(r *gitstage.Repo, p *Proposed, opt consent.Options) (*consent.Result, error) {
-	if err := Pending(p); err != nil {
+func Apply(repo *Repo, p *Proposed, opt consent.Options) (*consent.Result, error) {
+	r := repo.g
+	if err := Undecided(p); err != nil {
 		return nil, err
 	}
 	// A refusal writes nothing, not even the record: whether a pending
@@ -230,8 +233,9 @@ func IsStale(rec *gitstage.Record, head gitstage.Head) bool {
 }
 
 // Discard marks a proposal discarded. Its objects stay until git gc.
-func Discard(r *gitstage.Repo, p *Proposed) error {
-	if err := Pending(p); err != nil {
+func Discard(repo *Repo, p *Proposed) error {
+	r := repo.g
+	if err := Undecided(p); err != nil {
 		return err
 	}
 	p.Record.State, p.Record.Decided = gitstage.Discarded, time.Now().Unix()

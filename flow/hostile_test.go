@@ -342,7 +342,7 @@ func propose(t *testing.T, r *gitstage.Repo, tc hostileCase) error {
 		_, _, err = changeset.Resolve(&changeset.Draft{Format: "draft", Intents: tc.draft}, base, changeset.Policy{Allow: []string{"**"}})
 		return err
 	}
-	p, err := flow.Propose(r, flow.ProposeInput{Input: []byte(tc.input), Format: tc.format, Allow: []string{"**"}})
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(tc.input), Format: tc.format, Allow: []string{"**"}})
 	if err == nil && p.Empty() {
 		t.Fatalf("the input proposed nothing; the case tests no path:\n%q", tc.input)
 	}
@@ -460,7 +460,7 @@ func applyRepo(t *testing.T, input string) (*gittest.Repo, *gitstage.Repo, *flow
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := flow.Propose(r, flow.ProposeInput{Input: []byte(input), Allow: []string{"**"}})
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(input), Allow: []string{"**"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -563,7 +563,7 @@ func TestSymlinksPlantedAfterProposeAreRefusedAtApply(t *testing.T) {
 			out := outside(t, g)
 			tc.plant(t, g, out)
 			before, beforeOut := snapshot(t, g.Dir), snapshot(t, out)
-			_, err := flow.Apply(r, p, consent.Options{})
+			_, err := flow.Apply(flow.FromGit(r), p, consent.Options{})
 			if err == nil {
 				t.Fatal("apply followed the planted symlink")
 			}
@@ -598,7 +598,7 @@ func TestSymlinkPlantedDuringApplyIsNeverFollowed(t *testing.T) {
 	g, r, p, head := applyRepo(t, reply("dir/new.nika.yaml", "top.nika.yaml"))
 	out := outside(t, g)
 	var before map[string]string
-	_, err := flow.Apply(r, p, consent.Options{Fault: func(step string, i int) error {
+	_, err := flow.Apply(flow.FromGit(r), p, consent.Options{Fault: func(step string, i int) error {
 		if step == "write" && i == 0 {
 			replaceWithSymlink(t, g, "dir", out)
 			before = snapshot(t, out)
@@ -664,9 +664,9 @@ func TestObstaclesOnlyOnDiskAreRefusedAtPropose(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := flow.Propose(r, flow.ProposeInput{Input: []byte(tc.input), Format: "reply", Allow: []string{"**"}})
+			p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(tc.input), Format: "reply", Allow: []string{"**"}})
 			if err == nil {
-				_, aerr := flow.Apply(r, p, consent.Options{})
+				_, aerr := flow.Apply(flow.FromGit(r), p, consent.Options{})
 				if aerr == nil {
 					t.Fatal("applied over an untracked directory")
 				}
@@ -712,9 +712,9 @@ func TestNestedRepositoryIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := flow.Propose(r, flow.ProposeInput{Input: []byte(reply("vendor/lib/x.nika.yaml")), Format: "reply"})
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(reply("vendor/lib/x.nika.yaml")), Format: "reply"})
 	if err == nil {
-		if _, err := flow.Apply(r, p, consent.Options{}); err == nil {
+		if _, err := flow.Apply(flow.FromGit(r), p, consent.Options{}); err == nil {
 			if s := n.Git("status", "--porcelain"); s != nested {
 				t.Logf("the nested repository's status is now %q", s)
 			}

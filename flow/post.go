@@ -2,13 +2,10 @@ package flow
 
 import (
 	"context"
-	"fmt"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/hooks"
@@ -16,81 +13,37 @@ import (
 
 // PrepareHooks snapshots the project's post-apply hooks before the apply,
 // so that the version that runs is the one from before it.
-func PrepareHooks(r *gitstage.Repo) (*hooks.Set, error) { return hooks.Snapshot(r.Root) }
+func PrepareHooks(repo *Repo) (*hooks.Set, error) { return hooks.Snapshot(repo.g.Root) }
 
 // PostApply runs the on-disk check of every workflow and project file the
 // set wrote, then the project's hooks, and records the verdict as a git
 // note on the applied commit under refs/notes/nika. A failing verdict does
 // not undo the apply, which already happened with consent.
-func PostApply(ctx context.Context, r *gitstage.Repo, p *Proposed, res *consent.Result, hs *hooks.Set, opt hooks.Options) (hooks.Verdict, error) {
+func PostApply(ctx context.Context, repo *Repo, p *Proposed, res *consent.Result, hs *hooks.Set, opt hooks.Options) (hooks.Verdict, error) {
+	r := repo.g
 	env := hooks.Env{ProposalID: p.Proposal.ID, Commit: res.Commit, Base: p.Proposal.Set.Base, Branch: p.Record.Branch, Root: r.Root}
 	for _, path := range res.Paths {
 		env.Paths = append(env.Paths, string(path))
+	}
+	for _, c := range p.Proposal.Set.Changes {
+		switch c.Kind {
+		case changeset.Delete:
+			env.Removed = append(env.Removed, string(c.Path))
+		case changeset.Move:
+			env.Removed = append(env.Removed, string(c.From))
+		}
 	}
 	v := hooks.Judge(ctx, hs, env, opt)
 	err := r.AddNote(gitstage.NotesRef, plumbing.NewHash(res.Commit), v.Text())
 	return v, err
 }
 
-// RunnerArgv expands the runner template (git config nika.runner, split on
-// spaces) for a run request: {workflow}, {max_cost_usd}, and {vars}, which
-// becomes one NAME=VALUE argument per variable, sorted. With no template it
-// returns nil.
-func RunnerArgv(template string, p *Proposed) []string {
-	run := p.Proposal.Set.Run
-	if run == nil || strings.TrimSpace(template) == "" {
-		return nil
-	}
-	var out []string
-	for _, f := range strings.Fields(template) {
-		switch f {
-		case "{vars}":
-			out = append(out, varArgs(run.Vars, "")...)
-		default:
-			f = strings.ReplaceAll(f, "{workflow}", string(run.Workflow))
-			f = strings.ReplaceAll(f, "{max_cost_usd}", strconv.FormatFloat(run.MaxCostUSD, 'f', -1, 64))
-			out = append(out, f)
-		}
-	}
-	return out
-}
+// Verdict is the post-apply verdict: the checker on the files as written,
+// and the project's hooks.
+type Verdict = hooks.Verdict
 
-// SuggestedRun is the command a human can run when no runner is set.
-func SuggestedRun(p *Proposed) string {
-	run := p.Proposal.Set.Run
-	parts := []string{"nika", "run", shellQuote(string(run.Workflow))}
-	for _, v := range varArgs(run.Vars, "--var") {
-		parts = append(parts, v)
-	}
-	if run.MaxCostUSD > 0 {
-		parts = append(parts, "--max-cost-usd", strconv.FormatFloat(run.MaxCostUSD, 'f', -1, 64))
-	}
-	return strings.Join(parts, " ")
-}
-
-func varArgs(vars map[string]string, flag string) []string {
-	keys := make([]string, 0, len(vars))
-	for k := range vars {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var out []string
-	for _, k := range keys {
-		if flag != "" {
-			out = append(out, flag, shellQuote(fmt.Sprintf("%s=%s", k, vars[k])))
-		} else {
-			out = append(out, fmt.Sprintf("%s=%s", k, vars[k]))
-		}
-	}
-	return out
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// HookOptions tune the post-apply hooks (timeouts, output caps).
+type HookOptions = hooks.Options
 
 // Accepted is what a human's yes did: the apply, and the post-apply
 // verdict (NoteErr says when it could not be recorded as a git note).
@@ -104,20 +57,24 @@ type Accepted struct {
 // every door: it snapshots the hooks, applies (rolling back on SIGINT or
 // SIGTERM until the branch moves, and fsyncing when git's configuration
 // asks), then runs the post-apply check and hooks and records the verdict.
-func Accept(ctx context.Context, r *gitstage.Repo, p *Proposed, hopt hooks.Options) (*Accepted, error) {
-	if err := Pending(p); err != nil {
+func Accept(ctx context.Context, repo *Repo, p *Proposed, hopt HookOptions) (*Accepted, error) {
+	r := repo.g
+	if err := Undecided(p); err != nil {
 		return nil, err
 	}
-	hs, err := PrepareHooks(r)
+	hs, err := PrepareHooks(repo)
 	if err != nil {
 		return nil, err
 	}
 	interrupted, stop := consent.WatchSignals()
-	res, err := Apply(r, p, consent.Options{Sync: r.SyncWanted(), Interrupted: interrupted})
+	res, err := Apply(repo, p, consent.Options{Sync: r.SyncWanted(), Interrupted: interrupted})
 	stop()
 	if err != nil {
 		return nil, err
 	}
-	v, noteErr := PostApply(ctx, r, p, res, hs, hopt)
+	v, noteErr := PostApply(ctx, repo, p, res, hs, hopt)
 	return &Accepted{Result: res, Verdict: v, NoteErr: noteErr}, nil
 }
+
+// Commit is the commit the branch moved to.
+func (a *Accepted) Commit() string { return a.Result.Commit }

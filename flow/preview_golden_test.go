@@ -37,7 +37,7 @@ func TestWorkflowPreviewGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := flow.Propose(r, flow.ProposeInput{Input: []byte(reply), Goal: "add the release digest"})
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(reply), Goal: "add the release digest"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestWorkflowPreviewGolden(t *testing.T) {
 	golden(t, "testdata/workflow-preview.json.golden", js.Bytes())
 
 	// show re-derives the same preview from the commit alone.
-	q, err := flow.Load(r, p.Proposal.ID)
+	q, err := flow.Load(flow.FromGit(r), p.Proposal.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

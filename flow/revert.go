@@ -21,7 +21,8 @@ const revertWalk = 200
 // proposal's commit (hex). It refuses, naming the paths (and the commits
 // that touched them since), when HEAD no longer holds the proposal's
 // after-state at every path: nika does not merge.
-func Revert(r *gitstage.Repo, commit string) (*Proposed, error) {
+func Revert(repo *Repo, commit string) (*Proposed, error) {
+	r := repo.g
 	l, err := r.LoadHex(commit, preview.ID)
 	if err != nil {
 		return nil, err
@@ -120,15 +121,11 @@ func Revert(r *gitstage.Repo, commit string) (*Proposed, error) {
 	}
 	goal := fmt.Sprintf("Revert %q\n\nThis reverts proposal %s (commit %s).", firstLine(p.Set.Goal), p.ID, commit)
 	set := &changeset.Set{Root: r.Root, Goal: goal, Branch: base.Head.Branch, Base: base.Head.Commit.String(), Changes: changes}
-	np, err := base.Stage(set, preview.ID, "")
+	np, rec, again, err := stage(r, base, set, "", nil)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := r.Register(np, nil)
-	if err != nil {
-		return nil, err
-	}
-	return &Proposed{Proposal: np, Record: rec, Format: "revert"}, nil
+	return &Proposed{Proposal: np, Record: rec, Format: "revert", Again: again}, nil
 }
 
 // revertConflict names the paths that HEAD changed since the proposal, and

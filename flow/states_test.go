@@ -47,11 +47,11 @@ func openRepo(t *testing.T, dir string) *gitstage.Repo {
 func works(t *testing.T, g *gittest.Repo) *flow.Proposed {
 	t.Helper()
 	r := openRepo(t, g.Dir)
-	p, err := flow.Propose(r, flow.ProposeInput{Input: []byte(stateChange), Goal: "state"})
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(stateChange), Goal: "state"})
 	if err != nil {
 		t.Fatalf("propose: %v", err)
 	}
-	if _, err := flow.Apply(r, p, consent.Options{}); err != nil {
+	if _, err := flow.Apply(flow.FromGit(r), p, consent.Options{}); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
 	appliedClean(t, g, p)
@@ -82,7 +82,7 @@ func refused(t *testing.T, g *gittest.Repo, input string, class refusal.Class, t
 	before := snapshot(t, g.Dir)
 	r, err := gitstage.Open(g.Dir)
 	if err == nil {
-		_, err = flow.Propose(r, flow.ProposeInput{Input: []byte(input), Allow: []string{"**"}})
+		_, err = flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(input), Allow: []string{"**"}})
 	}
 	if err == nil {
 		t.Fatalf("accepted; want a %s refusal saying %q", class, text)
@@ -342,9 +342,9 @@ func TestStateCleanMergeInProgressIsRefused(t *testing.T) {
 	g.Git("merge", "-q", "--no-commit", "--no-ff", "side")
 	before := snapshot(t, g.Dir)
 	r := openRepo(t, g.Dir)
-	p, err := flow.Propose(r, flow.ProposeInput{Input: []byte("```yaml path=a.nika.yaml\nnika: a9\n```\n")})
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte("```yaml path=a.nika.yaml\nnika: a9\n```\n")})
 	if err == nil {
-		_, err = flow.Apply(r, p, consent.Options{})
+		_, err = flow.Apply(flow.FromGit(r), p, consent.Options{})
 		if err == nil {
 			g.Git("fsck", "--strict")
 			t.Fatal("nika applies a proposal while a merge is in progress (MERGE_HEAD), so the merge commit that follows has nika's commit as its first parent")
@@ -380,9 +380,9 @@ func TestStateMergeInProgressIsRefused(t *testing.T) {
 	g := conflicted(t)
 	before := snapshot(t, g.Dir)
 	r := openRepo(t, g.Dir)
-	p, err := flow.Propose(r, flow.ProposeInput{Input: []byte("```yaml path=sub/b.nika.yaml\nnika: b2\n```\n")})
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte("```yaml path=sub/b.nika.yaml\nnika: b2\n```\n")})
 	if err == nil {
-		_, err = flow.Apply(r, p, consent.Options{})
+		_, err = flow.Apply(flow.FromGit(r), p, consent.Options{})
 		if err == nil {
 			t.Fatal("nika applies a proposal while a merge is in progress (unmerged entries, MERGE_HEAD), committing on top of the half-done merge")
 		}
@@ -416,7 +416,7 @@ func TestStateAttributesEOLIsRefused(t *testing.T) {
 	t.Run("an update", func(t *testing.T) {
 		before := snapshot(t, g.Dir)
 		r := openRepo(t, g.Dir)
-		_, err := flow.Propose(r, flow.ProposeInput{Input: []byte(stateChange)})
+		_, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(stateChange)})
 		if err == nil {
 			t.Fatal("accepted an update of a file git converts to CRLF")
 		}
@@ -460,7 +460,7 @@ func TestStateFilteredFileIsRefused(t *testing.T) {
 	}
 	before := snapshot(t, g.Dir)
 	r := openRepo(t, g.Dir)
-	_, err := flow.Propose(r, flow.ProposeInput{Input: []byte("```yaml path=f.up.nika.yaml\nnika: f2\n```\n")})
+	_, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte("```yaml path=f.up.nika.yaml\nnika: f2\n```\n")})
 	if err == nil {
 		t.Fatal("accepted an update of a filtered file")
 	}
@@ -487,11 +487,11 @@ func TestStateFilemodeFalse(t *testing.T) {
 	}
 	r := openRepo(t, g.Dir)
 	in := stateChange + "```yaml path=run.nika.yaml\nnika: run2\n```\n"
-	p, err := flow.Propose(r, flow.ProposeInput{Input: []byte(in)})
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(in)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := flow.Apply(r, p, consent.Options{}); err != nil {
+	if _, err := flow.Apply(flow.FromGit(r), p, consent.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	appliedClean(t, g, p)
@@ -539,11 +539,11 @@ func TestStateRacyTimestamp(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		r := openRepo(t, g.Dir)
 		content := []string{"nika: r0\n", "nika: r1\n", "nika: r2\n"}[i]
-		p, err := flow.Propose(r, flow.ProposeInput{Input: []byte("```yaml path=a.nika.yaml\n" + content + "```\n")})
+		p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte("```yaml path=a.nika.yaml\n" + content + "```\n")})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := flow.Apply(r, p, consent.Options{}); err != nil {
+		if _, err := flow.Apply(flow.FromGit(r), p, consent.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		edited := strings.Replace(content, "nika", "NIKA", 1)

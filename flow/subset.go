@@ -18,7 +18,54 @@ import (
 // It is staged over the same base, so it has its own id and commit; p stays
 // pending. A move is one change: naming only its source or only its
 // destination is refused, since a move cannot be split from its source.
-func Subset(r *gitstage.Repo, p *Proposed, only, exclude []string) (*Proposed, error) {
+func Subset(repo *Repo, p *Proposed, only, exclude []string) (*Proposed, error) {
+	r := repo.g
+	keep, err := Selection(p, only, exclude)
+	if err != nil {
+		return nil, err
+	}
+	if len(keep) == len(p.Proposal.Set.Changes) {
+		return p, nil
+	}
+	head := gitstage.Head{Branch: p.Record.Branch}
+	if p.Proposal.Set.Base != "" {
+		head.Commit = plumbing.NewHash(p.Proposal.Set.Base)
+	}
+	base, err := r.TreeBase(head)
+	if err != nil {
+		return nil, err
+	}
+	set := p.Proposal.Set
+	set.Changes = keep
+	runTrailer := ""
+	if set.Run != nil {
+		runTrailer = preview.RunJSON(set.Run)
+	}
+	out := &Proposed{}
+	for _, c := range keep {
+		if steps, ok := p.Repairs[c.Path]; ok {
+			if out.Repairs == nil {
+				out.Repairs = map[changeset.Path][]checker.RepairStep{}
+			}
+			out.Repairs[c.Path] = steps
+		}
+	}
+	var notes json.RawMessage
+	if out.Repairs != nil {
+		notes, _ = json.Marshal(recordNotes{Repairs: out.Repairs})
+	}
+	np, rec, again, err := stage(r, base, &set, runTrailer, notes)
+	if err != nil {
+		return nil, err
+	}
+	out.Proposal, out.Again = np, again
+	out.Record = rec
+	return out, nil
+}
+
+// Selection is the pure half of Subset: it checks a selection of p's
+// changes and returns the changes it keeps, writing nothing.
+func Selection(p *Proposed, only, exclude []string) ([]changeset.Change, error) {
 	if len(only) > 0 && len(exclude) > 0 {
 		return nil, refusal.New(refusal.Invalid, "use one of them", "--only and --exclude cannot be combined")
 	}
@@ -59,44 +106,5 @@ func Subset(r *gitstage.Repo, p *Proposed, only, exclude []string) (*Proposed, e
 	if len(keep) == 0 {
 		return nil, refusal.New(refusal.Invalid, "choose at least one change", "the selection leaves no change to apply")
 	}
-	if len(keep) == len(p.Proposal.Set.Changes) {
-		return p, nil
-	}
-	head := gitstage.Head{Branch: p.Record.Branch}
-	if p.Proposal.Set.Base != "" {
-		head.Commit = plumbing.NewHash(p.Proposal.Set.Base)
-	}
-	base, err := r.TreeBase(head)
-	if err != nil {
-		return nil, err
-	}
-	set := p.Proposal.Set
-	set.Changes = keep
-	runTrailer := ""
-	if set.Run != nil {
-		runTrailer = preview.RunJSON(set.Run)
-	}
-	np, err := base.Stage(&set, preview.ID, runTrailer)
-	if err != nil {
-		return nil, err
-	}
-	out := &Proposed{Proposal: np}
-	for _, c := range keep {
-		if steps, ok := p.Repairs[c.Path]; ok {
-			if out.Repairs == nil {
-				out.Repairs = map[changeset.Path][]checker.RepairStep{}
-			}
-			out.Repairs[c.Path] = steps
-		}
-	}
-	var notes json.RawMessage
-	if out.Repairs != nil {
-		notes, _ = json.Marshal(recordNotes{Repairs: out.Repairs})
-	}
-	rec, err := r.Register(np, notes)
-	if err != nil {
-		return nil, err
-	}
-	out.Record = rec
-	return out, nil
+	return keep, nil
 }

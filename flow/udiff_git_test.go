@@ -82,11 +82,11 @@ func TestGitDiffRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				p, err := flow.Propose(r, flow.ProposeInput{Input: diff, Format: "diff", Allow: []string{"**"}, Goal: "round trip"})
+				p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: diff, Format: "diff", Allow: []string{"**"}, Goal: "round trip"})
 				if err != nil {
 					t.Fatalf("propose: %v\n%s", err, diff)
 				}
-				if _, err := flow.Apply(r, p, consent.Options{}); err != nil {
+				if _, err := flow.Apply(flow.FromGit(r), p, consent.Options{}); err != nil {
 					t.Fatalf("apply: %v", err)
 				}
 				if got, want := g.Git("rev-parse", "HEAD^{tree}"), g.Git("rev-parse", b+"^{tree}"); got != want {

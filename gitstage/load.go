@@ -3,6 +3,7 @@ package gitstage
 import (
 	"encoding/json"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -19,7 +20,9 @@ type Loaded struct {
 	Proposal  *changeset.Proposal // ID is the id re-derived from the objects
 	ClaimedID string              // the Nika-Proposal trailer, "" if none
 	RunJSON   string              // the Nika-Run trailer, "" if none
-	Parents   int
+	// Generation is the Nika-Generation trailer, 0 when absent.
+	Generation int
+	Parents    int
 }
 
 // SplitMessage separates a commit message into the goal and nika's
@@ -60,6 +63,10 @@ func (r *Repo) Load(commit plumbing.Hash, id IDFunc) (*Loaded, error) {
 			l.ClaimedID = t[1]
 		case TrailerRun:
 			l.RunJSON = t[1]
+		case TrailerGeneration:
+			if n, err := strconv.Atoi(t[1]); err == nil && n > 0 && strconv.Itoa(n) == t[1] {
+				l.Generation = n
+			}
 		case TrailerMove:
 			var m struct{ From, To string }
 			if json.Unmarshal([]byte(t[1]), &m) == nil {
@@ -87,7 +94,7 @@ func (r *Repo) Load(commit plumbing.Hash, id IDFunc) (*Loaded, error) {
 	if err := r.diffTrees("", parentTree, tree, &diffs); err != nil {
 		return nil, err
 	}
-	set := changeset.Set{Goal: goal, Base: base}
+	set := changeset.Set{Goal: goal, Base: base, Generation: l.Generation}
 	removed := map[string]fileDiff{}
 	for _, d := range diffs {
 		if d.after == nil {

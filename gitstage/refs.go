@@ -33,8 +33,7 @@ func (r *Repo) LockRef(branch string, want plumbing.Hash) (*RefLock, error) {
 	}
 	stale := func(why string) error {
 		rl.Rollback()
-		return refusal.New(refusal.StaleRevision, "rebuild the preview with nika propose",
-			"the project changed since this preview (%s) · nothing was applied", why)
+		return Stale(why)
 	}
 	head, err := r.ReadHead()
 	if err != nil {
@@ -42,15 +41,7 @@ func (r *Repo) LockRef(branch string, want plumbing.Hash) (*RefLock, error) {
 		return nil, err
 	}
 	if head.Branch != branch {
-		now := "a detached HEAD"
-		if head.Branch != "" {
-			now = ShortBranch(head.Branch)
-		}
-		was := "a detached HEAD"
-		if branch != "" {
-			was = ShortBranch(branch)
-		}
-		return nil, stale(fmt.Sprintf("HEAD was on %s and is now on %s", was, now))
+		return nil, stale(HeadMoved(head, branch, want))
 	}
 	if branch != "" {
 		if rl.ref, err = AcquireLock(r.refPath(branch), ".git/"+branch, LockWait); err != nil {
@@ -66,9 +57,40 @@ func (r *Repo) LockRef(branch string, want plumbing.Hash) (*RefLock, error) {
 		rl.Old = head.Commit
 	}
 	if rl.Old != want {
-		return nil, stale(fmt.Sprintf("%s moved from %s to %s", ShortBranch(rl.Name), short(want), short(rl.Old)))
+		return nil, stale(HeadMoved(Head{Branch: branch, Commit: rl.Old}, branch, want))
 	}
 	return rl, nil
+}
+
+// Stale is the refusal of a proposal whose project changed since its
+// preview; why says what changed.
+func Stale(why string) *refusal.Error {
+	return refusal.New(refusal.StaleRevision, "",
+		"the project changed since this preview (%s) · nothing was applied", why).WithFix(refusal.Repropose, "")
+}
+
+// HeadMoved says how HEAD differs from a proposal's branch and base (want;
+// zero for an unborn branch), or "" when it does not.
+func HeadMoved(head Head, branch string, want plumbing.Hash) string {
+	if head.Branch != branch {
+		now := "a detached HEAD"
+		if head.Branch != "" {
+			now = ShortBranch(head.Branch)
+		}
+		was := "a detached HEAD"
+		if branch != "" {
+			was = ShortBranch(branch)
+		}
+		return fmt.Sprintf("HEAD was on %s and is now on %s", was, now)
+	}
+	if head.Commit != want {
+		name := "HEAD"
+		if branch != "" {
+			name = ShortBranch(branch)
+		}
+		return fmt.Sprintf("%s moved from %s to %s", name, short(want), short(head.Commit))
+	}
+	return ""
 }
 
 func short(h plumbing.Hash) string {

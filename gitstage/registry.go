@@ -21,7 +21,6 @@ const (
 	Pending   State = "pending"
 	Applied   State = "applied"
 	Discarded State = "discarded"
-	Stale     State = "stale"
 )
 
 // Record is one proposal in the registry under .git/nika/proposals/. The
@@ -62,6 +61,16 @@ func (r *Repo) SaveRecord(rec *Record) error {
 	}
 	b, _ := json.MarshalIndent(rec, "", "  ")
 	return writeFileAtomic(filepath.Join(dir, rec.ID+".json"), append(b, '\n'))
+}
+
+// Record reads the record of a full id; it is nil, with no error, when the
+// registry holds none.
+func (r *Repo) Record(id string) (*Record, error) {
+	rec, err := r.readRecord(id)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return rec, err
 }
 
 func (r *Repo) readRecord(id string) (*Record, error) {

@@ -22,6 +22,10 @@ const (
 	TrailerProposal = "Nika-Proposal" // the proposal id (blake3 of the manifest)
 	TrailerMove     = "Nika-Move"     // {"from":..., "to":...} for each move
 	TrailerRun      = "Nika-Run"      // the run request, canonical JSON
+	// TrailerGeneration counts the proposals of the same content and base
+	// before this one that a human discarded or undid (absent for the
+	// first), so that proposing again after an undo has its own id.
+	TrailerGeneration = "Nika-Generation"
 )
 
 // IDFunc computes a proposal's id from its manifest (preview.ID).
@@ -31,6 +35,22 @@ type IDFunc func(*changeset.Proposal) string
 // changed paths, and a commit whose parent is the base and whose message is
 // the goal with trailers. It creates no ref. It fills every After.Blob.
 func (b *Base) Stage(set *changeset.Set, id IDFunc, runTrailer string) (*changeset.Proposal, error) {
+	p, err := b.Prepare(set)
+	if err != nil {
+		return nil, err
+	}
+	p.ID = id(p)
+	if err := b.r.WriteCommit(p, runTrailer); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Prepare writes a set's blobs and the trees along its changed paths, and
+// returns the proposal without its id and commit: the content that the
+// manifest binds. It fills every After.Blob. Writing the same set twice
+// writes the same objects (git's objects are named by their bytes).
+func (b *Base) Prepare(set *changeset.Set) (*changeset.Proposal, error) {
 	r := b.r
 	ops := map[string]*object.TreeEntry{} // path -> new entry, nil to delete
 	for i := range set.Changes {
@@ -53,26 +73,31 @@ func (b *Base) Stage(set *changeset.Set, id IDFunc, runTrailer string) (*changes
 	if err != nil {
 		return nil, err
 	}
-	p := &changeset.Proposal{Tree: treeHash.String(), Set: *set}
-	p.ID = id(p)
+	return &changeset.Proposal{Tree: treeHash.String(), Set: *set}, nil
+}
+
+// WriteCommit writes the proposal commit of a prepared proposal whose id is
+// set: parent the base, author and committer from git's configuration and
+// clock, message the goal and trailers. It fills p.Commit.
+func (r *Repo) WriteCommit(p *changeset.Proposal, runTrailer string) error {
 	sig, err := r.Signature("author")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	csig, err := r.Signature("committer")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	c := &object.Commit{Author: sig, Committer: csig, TreeHash: treeHash, Message: CommitMessage(p, runTrailer)}
-	if set.Base != "" {
-		c.ParentHashes = []plumbing.Hash{plumbing.NewHash(set.Base)}
+	c := &object.Commit{Author: sig, Committer: csig, TreeHash: plumbing.NewHash(p.Tree), Message: CommitMessage(p, runTrailer)}
+	if p.Set.Base != "" {
+		c.ParentHashes = []plumbing.Hash{plumbing.NewHash(p.Set.Base)}
 	}
 	ch, err := r.writeObject(c)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.Commit = ch.String()
-	return p, nil
+	return nil
 }
 
 // CommitMessage is the goal, a blank line, and the trailers.
@@ -91,6 +116,9 @@ func CommitMessage(p *changeset.Proposal, runTrailer string) string {
 	}
 	if runTrailer != "" {
 		fmt.Fprintf(&b, "%s: %s\n", TrailerRun, runTrailer)
+	}
+	if p.Set.Generation > 0 {
+		fmt.Fprintf(&b, "%s: %d\n", TrailerGeneration, p.Set.Generation)
 	}
 	fmt.Fprintf(&b, "%s: %s\n", TrailerProposal, p.ID)
 	return b.String()

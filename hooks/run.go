@@ -35,7 +35,10 @@ type Env struct {
 	Base       string // its parent; empty for a first commit
 	Branch     string
 	Paths      []string // repo-relative paths the set wrote or removed
-	Root       string
+	// Removed are the paths among Paths that the apply removed (deletes
+	// and the sources of moves): they are reported as removed, not checked.
+	Removed []string
+	Root    string
 }
 
 // Options bound a hook. Zero values take the defaults.

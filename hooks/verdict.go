@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/checker"
 )
 
@@ -18,6 +19,9 @@ type Verdict struct {
 	Reports  []checker.Report `json:"reports"`
 	Hooks    []Result         `json:"hooks"`
 	Problems []string         `json:"problems,omitempty"`
+	// Removed lists the audited files the apply removed, as the change
+	// meant: they are not on disk, and that is no failure.
+	Removed []string `json:"removed,omitempty"`
 }
 
 // Judge checks the applied files and runs the snapshot's hooks, in that
@@ -25,8 +29,23 @@ type Verdict struct {
 // in the verdict (which is then not clean), not an error: the hooks run
 // regardless.
 func Judge(ctx context.Context, s *Set, env Env, opt Options) Verdict {
-	reports, errs := checkFiles(env.Root, env.Paths)
+	removed := map[string]bool{}
+	for _, p := range env.Removed {
+		removed[p] = true
+	}
+	var written []string
+	for _, p := range env.Paths {
+		if !removed[p] {
+			written = append(written, p)
+		}
+	}
+	reports, errs := checkFiles(env.Root, written)
 	v := Verdict{Reports: reports, Hooks: s.Run(ctx, env, opt)}
+	for _, p := range env.Removed {
+		if pp, err := changeset.ParsePath(p); err == nil && changeset.Classify(pp).Audited() {
+			v.Removed = append(v.Removed, p)
+		}
+	}
 	for _, err := range errs {
 		v.Problems = append(v.Problems, err.Error())
 	}
@@ -101,6 +120,9 @@ func (v Verdict) Summary() string {
 	if t.failed > 0 {
 		parts = append(parts, plural(t.failed, "hook failed", "hooks failed"))
 	}
+	if n := len(v.Removed); n > 0 {
+		parts = append(parts, plural(n, "file removed", "files removed"))
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -122,6 +144,9 @@ func (v Verdict) Text() string {
 	}
 	for _, p := range v.Problems {
 		b.WriteString("not checked: " + oneLine(p) + "\n")
+	}
+	for _, p := range v.Removed {
+		b.WriteString("removed: " + oneLine(p) + "\n")
 	}
 	for _, h := range v.Hooks {
 		b.WriteString("hook " + oneLine(h.Name) + ": " + h.status() + "\n")

@@ -44,24 +44,45 @@ func (h hidden) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// isInvisible reports runes that render as nothing or reorder text: Unicode
-// format characters (Cf: bidi embeddings, overrides and isolates, zero-width
-// space and joiners, the BOM, soft hyphen, tag characters), the line and
-// paragraph separators, and variation selectors other than the two emoji
-// presentation selectors (the supplement range is used to smuggle data).
+// isInvisible reports runes that render as nothing, or reorder or
+// disguise text: every Default_Ignorable_Code_Point of Unicode (zero-width
+// characters and joiners, the soft hyphen, the combining grapheme joiner,
+// Mongolian and Khmer fillers and selectors, variation selectors, the tag
+// characters, Hangul fillers, the BOM), every other format character (Cf:
+// bidi embeddings, overrides and isolates, the Arabic letter mark), and the
+// line and paragraph separators. `isAdmin` and `isAdmin` followed by U+034F
+// look alike and are different identifiers, so each is shown escaped.
 func isInvisible(r rune) bool {
-	switch {
-	case r == 0xfe0e || r == 0xfe0f:
-		return false
-	case r >= 0xfe00 && r <= 0xfe0d, r >= 0xe0100 && r <= 0xe01ef:
-		return true
-	case r == 0x2028 || r == 0x2029:
-		return true
-	case r == 0x115f || r == 0x1160 || r == 0x3164 || r == 0xffa0: // Hangul fillers
-		return true
-	}
-	return unicode.Is(unicode.Cf, r)
+	return r == 0x2028 || r == 0x2029 || isDefaultIgnorable(r) || unicode.Is(unicode.Cf, r)
 }
+
+// defaultIgnorable is Unicode's Default_Ignorable_Code_Point property
+// (DerivedCoreProperties.txt, Unicode 15.1), as code point ranges.
+var defaultIgnorable = &unicode.RangeTable{
+	R16: []unicode.Range16{
+		{0x00ad, 0x00ad, 1},
+		{0x034f, 0x034f, 1},
+		{0x061c, 0x061c, 1},
+		{0x115f, 0x1160, 1},
+		{0x17b4, 0x17b5, 1},
+		{0x180b, 0x180f, 1},
+		{0x200b, 0x200f, 1},
+		{0x202a, 0x202e, 1},
+		{0x2060, 0x206f, 1},
+		{0x3164, 0x3164, 1},
+		{0xfe00, 0xfe0f, 1},
+		{0xfeff, 0xfeff, 1},
+		{0xffa0, 0xffa0, 1},
+		{0xfff0, 0xfff8, 1},
+	},
+	R32: []unicode.Range32{
+		{0x1bca0, 0x1bca3, 1},
+		{0x1d173, 0x1d17a, 1},
+		{0xe0000, 0xe0fff, 1},
+	},
+}
+
+func isDefaultIgnorable(r rune) bool { return unicode.Is(defaultIgnorable, r) }
 
 // isControl reports C0 and C1 controls and DEL; tab and newline are not
 // included (tab is shown as is; newline ends a line and is never inside one).
@@ -141,4 +162,49 @@ func safe(s string) string {
 		b.WriteString(escapeLine(line, "", ""))
 	}
 	return b.String()
+}
+
+// Escape renders a one-line string that came from outside nika (a goal, a
+// path, a branch name, a model's or a remote's error text) for a terminal:
+// printable text as is; every control character, escape sequence, bidi
+// control and invisible code point, and a newline, as a visible escape.
+// It is the one escaper of every door (DESIGN.md, law 9).
+func Escape(s string) string { return safe(s) }
+
+// EscapeText renders text of many lines that came from outside nika (a
+// model's reply, a hook's or a runner's output) for a terminal: lines stay
+// lines (CRLF is read as a line end), and within each line every hidden
+// character is shown escaped as in Escape. A line with nothing to escape is
+// shown as it is.
+func EscapeText(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	if !scan(s).any() {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if scan(l).any() {
+			lines[i] = escapeLine(l, "", "")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// HiddenLines lists the 1-based lines of b that hold a character the
+// preview shows escaped, and how many such characters there are in all.
+func HiddenLines(b []byte) (lines []int, count int) {
+	line := 1
+	start := 0
+	for i := 0; i <= len(b); i++ {
+		if i == len(b) || b[i] == '\n' {
+			h := scan(string(b[start:i]))
+			if n := h.control + h.invalid + h.invisible; n > 0 {
+				lines = append(lines, line)
+				count += n
+			}
+			line++
+			start = i + 1
+		}
+	}
+	return lines, count
 }

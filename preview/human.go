@@ -127,6 +127,7 @@ func Human(w io.Writer, in Input, opt Options) error {
 			p.linef("", "  %-6s  %-10s  %s → %s", "", "witness", wb, wa)
 		}
 	}
+	hiddenRows(p, changes)
 	if n := len(in.Unchanged); n > 0 {
 		p.line("", "")
 		p.linef(cBold, "%d %s named but unchanged (the bytes are the same as in the base)", n, plural(n, "path", "paths"))
@@ -426,4 +427,35 @@ func sortedPathKeys(m map[changeset.Path][]checker.RepairStep) []changeset.Path 
 	}
 	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
 	return ks
+}
+
+// hiddenRows adds a row for each change whose new bytes hold characters the
+// preview shows escaped, saying how many and on which lines, so that the
+// human knows where to look.
+func hiddenRows(p *printer, changes []changeset.Change) {
+	first := true
+	for _, c := range changes {
+		if c.After == nil {
+			continue
+		}
+		lines, n := HiddenLines(c.After.Bytes)
+		if n == 0 {
+			continue
+		}
+		if first {
+			p.line("", "")
+			first = false
+		}
+		shown := lines
+		more := ""
+		if len(shown) > 10 {
+			shown, more = shown[:10], fmt.Sprintf(", … %d more", len(lines)-10)
+		}
+		nums := make([]string, len(shown))
+		for i, l := range shown {
+			nums[i] = strconv.Itoa(l)
+		}
+		p.linef(cRed+cBold, "! hidden characters: %d in %s (%s %s%s)", n, safe(string(c.Path)),
+			plural(len(lines), "line", "lines"), strings.Join(nums, ", "), more)
+	}
 }

@@ -38,7 +38,7 @@ func JSON(w io.Writer, in Input) error {
 	}
 	pr := in.Proposal
 	s := &pr.Set
-	out := jsonProposal{
+	out := ProposalJSON{
 		Type:      "proposal",
 		ID:        pr.ID,
 		Commit:    pr.Commit,
@@ -93,7 +93,8 @@ func JSON(w io.Writer, in Input) error {
 	return err
 }
 
-type jsonProposal struct {
+// ProposalJSON is the proposal object JSON writes (documented in JSON.md).
+type ProposalJSON struct {
 	Type      string       `json:"type"`
 	ID        string       `json:"id"`
 	Commit    string       `json:"commit"`

@@ -24,6 +24,7 @@ const ManifestVersion = "nika-proposal v1"
 //	tree <tree hex>
 //	goal <JSON string>
 //	run <JSON object | none>
+//	generation <N>                         (only when N > 0)
 //	change <kind> <JSON path>
 //	from <JSON path>                       (moves only)
 //	before <mode> <blob> <witness> | before absent
@@ -43,6 +44,9 @@ func Manifest(p *changeset.Proposal) []byte {
 		b.WriteString("run none\n")
 	} else {
 		fmt.Fprintf(&b, "run %s\n", RunJSON(s.Run))
+	}
+	if s.Generation > 0 {
+		fmt.Fprintf(&b, "generation %d\n", s.Generation)
 	}
 	cs := append([]changeset.Change(nil), s.Changes...)
 	sort.Slice(cs, func(i, j int) bool { return cs[i].Path < cs[j].Path })

@@ -26,7 +26,7 @@ func applied(t *testing.T, g *gittest.Repo, word string) (*gitstage.Repo, *flow.
 		t.Fatal(err)
 	}
 	reply := fmt.Sprintf("```yaml path=daily.nika.yaml\n"+workflow+"```\n", word)
-	p, err := flow.Propose(r, flow.ProposeInput{Input: []byte(reply), Goal: "say " + word})
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(reply), Goal: "say " + word})
 	if err != nil {
 		t.Fatal(err)
 	}

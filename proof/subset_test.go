@@ -19,14 +19,14 @@ func TestVerifySubsetWithRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	reply := "```yaml path=a.nika.yaml\n" + wf("a") + "```\n```yaml path=b.nika.yaml\n" + wf("b") + "```\n"
-	p, err := flow.Propose(r, flow.ProposeInput{Input: []byte(reply), Goal: "two", Run: &flow.RunInput{Workflow: "a.nika.yaml"}})
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(reply), Goal: "two", Run: &flow.RunInput{Workflow: "a.nika.yaml"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := classes(verifyRev(t, r, p.Proposal.Commit, Options{})); got != "proven" {
 		t.Fatalf("the proposal: %s", got)
 	}
-	sub, err := flow.Subset(r, p, []string{"a.nika.yaml"}, nil)
+	sub, err := flow.Subset(flow.FromGit(r), p, []string{"a.nika.yaml"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

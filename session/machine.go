@@ -110,6 +110,19 @@ func (m *Machine) Turn(text string) []Outcome {
 	return m.ask(strings.TrimRight(text, "\r\n"))
 }
 
+// Paste is one pasted input: a reply, a patch or a question, whatever lines
+// it holds. It is never read as a command, a consent or a gate answer,
+// since a paste is text that came from elsewhere, not the human's keys.
+func (m *Machine) Paste(text string) []Outcome {
+	if strings.TrimSpace(text) == "" {
+		return refuse(EmptyAnswer, "the paste held nothing · paste a reply or a patch, or type a question")
+	}
+	if LooksLikeProposal(text) {
+		return m.stage(text)
+	}
+	return m.ask(strings.TrimRight(text, "\r\n"))
+}
+
 // LooksLikeProposal tells a pasted reply or patch from a question: a
 // fenced block that names a path, an apply_patch payload, a unified diff,
 // or search/replace blocks.

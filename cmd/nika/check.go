@@ -13,24 +13,19 @@ import (
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/checker"
 	"github.com/nika-dev/nika/flow"
+	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/refusal"
 )
 
-func init() {
-	moreCommands = append(moreCommands,
-		func(d *door) *cli.Command {
-			return &cli.Command{
-				Name:      "check",
-				Usage:     "check Nika workflows and project files on disk (exit 0 clean, 2 findings, 3 internal error)",
-				ArgsUsage: "[PATH...]",
-				Flags: []cli.Flag{jsonFlag,
-					&cli.BoolFlag{Name: "fix", Usage: "stage the fix ladder's repairs as a proposal (never writes in place)"}},
-				Action: d.check,
-			}
-		},
-		func(d *door) *cli.Command {
-			return &cli.Command{Name: "explain", Usage: "explain a finding code", ArgsUsage: "CODE", Flags: []cli.Flag{jsonFlag}, Action: d.explain}
-		})
+func (d *door) checkCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "check Nika workflows and project files on disk (exit 0 clean, 2 findings, 3 internal error)",
+		ArgsUsage: "[PATH...]",
+		Flags: []cli.Flag{jsonFlag,
+			&cli.BoolFlag{Name: "fix", Usage: "stage the fix ladder's repairs as a proposal (never writes in place)"}},
+		Action: d.check,
+	}
 }
 
 // checkTargets lists the workflow and project files named by args (files,
@@ -95,7 +90,7 @@ func (d *door) check(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	paths, err := d.checkTargets(r.Root, c.Args().Slice())
+	paths, err := d.checkTargets(r.Root(), c.Args().Slice())
 	if err != nil {
 		return err
 	}
@@ -104,7 +99,7 @@ func (d *door) check(c *cli.Context) error {
 	draft.Format = "fix"
 	var repairs []string
 	for _, p := range paths {
-		b, err := os.ReadFile(filepath.Join(r.Root, filepath.FromSlash(p)))
+		b, err := os.ReadFile(filepath.Join(r.Root(), filepath.FromSlash(p)))
 		if err != nil {
 			return refusal.New(refusal.Io, "", "cannot read %s: %v", changeset.Quote(p), unwrapPath(err))
 		}
@@ -130,7 +125,7 @@ func (d *door) check(c *cli.Context) error {
 			return err
 		}
 		if !p.Empty() {
-			fixID = p.Proposal.ID
+			fixID = p.ID()
 		}
 	}
 	if !clean {
@@ -140,19 +135,15 @@ func (d *door) check(c *cli.Context) error {
 		if reports == nil {
 			reports = []checker.Report{}
 		}
-		out := map[string]any{"type": "check", "clean": clean, "reports": reports}
-		if fixID != "" {
-			out["fix_proposal"] = fixID
-		}
-		return d.writeJSON(out)
+		return d.writeJSON(checkJSON{Type: "check", Clean: clean, Reports: reports, FixProposal: fixID})
 	}
 	n := 0
 	for _, rep := range reports {
 		for _, f := range rep.Findings {
 			n++
-			fmt.Fprintf(d.stdout, "%s:%d:%d: %s %s: %s\n", rep.Path, f.Line, f.Col, f.Severity, f.Code, f.Message)
+			fmt.Fprintf(d.stdout, "%s:%d:%d: %s %s: %s\n", preview.Escape(rep.Path), f.Line, f.Col, f.Severity, f.Code, preview.Escape(f.Message))
 			if f.Fix != "" {
-				fmt.Fprintf(d.stdout, "    fix: %s\n", f.Fix)
+				fmt.Fprintf(d.stdout, "    fix: %s\n", preview.Escape(f.Fix))
 			}
 		}
 	}
@@ -167,28 +158,12 @@ func (d *door) check(c *cli.Context) error {
 		fmt.Fprintf(d.stdout, "%d file(s) checked: %d finding(s)\n", len(reports), n)
 	}
 	for _, rp := range repairs {
-		fmt.Fprintf(d.stdout, "repair: %s\n", rp)
+		fmt.Fprintf(d.stdout, "repair: %s\n", preview.Escape(rp))
 	}
 	if fixID != "" {
 		fmt.Fprintf(d.stdout, "the repairs are staged as proposal %s; review and apply them with: nika apply %s\n", fixID, fixID[:12])
 	} else if c.Bool("fix") {
 		fmt.Fprintln(d.stdout, "the fix ladder found nothing to repair")
 	}
-	return nil
-}
-
-func (d *door) explain(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return refusal.New(refusal.Invalid, "run nika explain NIKA-PARSE-002, for example", "nika explain takes one finding code")
-	}
-	code := strings.ToUpper(strings.TrimSpace(c.Args().First()))
-	text, ok := checker.Explain(code)
-	if !ok {
-		return refusal.New(refusal.NotFound, "codes look like NIKA-PARSE-002; nika check prints them", "no finding has the code %s", changeset.Quote(code))
-	}
-	if d.json {
-		return d.writeJSON(map[string]any{"type": "explain", "code": code, "text": text})
-	}
-	fmt.Fprintf(d.stdout, "%s\n\n%s\n", code, strings.TrimRight(text, "\n"))
 	return nil
 }

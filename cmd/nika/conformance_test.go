@@ -83,11 +83,11 @@ func TestApplyPatchConformance(t *testing.T) {
 			if len(recs) != 1 {
 				t.Fatalf("want one proposal, got %d", len(recs))
 			}
-			p, err := flow.Load(r, recs[0].ID)
+			p, err := flow.Load(flow.FromGit(r), recs[0].ID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := flow.Apply(r, p, consent.Options{}); err != nil {
+			if _, err := flow.Apply(flow.FromGit(r), p, consent.Options{}); err != nil {
 				t.Fatalf("apply: %v", err)
 			}
 			sameTree(t, g, shared.ReadTree(t, filepath.Join(sc, "expected")))

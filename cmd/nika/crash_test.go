@@ -280,7 +280,7 @@ func TestAHugeReplyIsRefusedInBoundedMemory(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"nika", "propose", "-"}, io.LimitReader(zeros{}, 100<<20), &stdout, &stderr)
 	runtime.ReadMemStats(&after)
-	if code != exitCode(refusal.TooLarge) {
+	if code != refusal.Code(refusal.TooLarge) {
 		t.Fatalf("exit %d, want TooLarge:\n%s", code, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "larger than the limit of 16777216 bytes") {

@@ -12,26 +12,30 @@ import (
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
 
-	"github.com/nika-dev/nika/gitstage"
+	"github.com/nika-dev/nika/flow"
+	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/refusal"
 )
 
+// door is one run of the CLI: its streams, the global options, and the
+// repository once a verb opened it.
 type door struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	json           bool
-	code           int
-	repo           *gitstage.Repo
-	recovering     bool
+	name           string // "nika", or "git nika"
+	globals
+	code       int // the exit code of a verb that printed its own result
+	repo       *flow.Repo
+	recovering bool
 }
 
 // openRepo opens the repository around the working directory.
-func (d *door) openRepo() (*gitstage.Repo, error) {
+func (d *door) openRepo() (*flow.Repo, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, refusal.New(refusal.Io, "", "could not read the working directory: %v", err)
 	}
-	r, err := gitstage.Open(wd)
+	r, err := flow.Open(wd)
 	if err != nil {
 		return nil, err
 	}
@@ -43,15 +47,19 @@ func (d *door) openRepo() (*gitstage.Repo, error) {
 }
 
 // isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
+func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
-// colorOn follows git users' habits: color on a terminal, never when
-// NO_COLOR is set or the output is a pipe; NIKA_COLOR=always forces it.
-func (d *door) colorOn() bool {
-	if v, ok := os.LookupEnv("NO_COLOR"); ok && v != "" {
+// colorFor decides colour for one stream as git does: --color, then
+// NIKA_COLOR, then git config color.nika and color.ui (always or never; auto
+// and true defer), then NO_COLOR, then whether the stream is a terminal.
+func (d *door) colorFor(w io.Writer) bool {
+	switch d.color {
+	case "always":
+		return true
+	case "never":
 		return false
 	}
 	switch os.Getenv("NIKA_COLOR") {
@@ -60,8 +68,29 @@ func (d *door) colorOn() bool {
 	case "never":
 		return false
 	}
-	return isTerminal(d.stdout)
+	if d.repo != nil {
+	config:
+		for _, key := range []string{"color.nika", "color.ui"} {
+			v, ok := d.repo.Config(key)
+			if !ok {
+				continue
+			}
+			switch strings.ToLower(v) {
+			case "always":
+				return true
+			case "never", "false", "no", "off", "0":
+				return false
+			}
+			break config // auto, true: decide by the terminal
+		}
+	}
+	if v, ok := os.LookupEnv("NO_COLOR"); ok && v != "" {
+		return false
+	}
+	return isTerminal(w)
 }
+
+func (d *door) colorOn() bool { return d.colorFor(d.stdout) }
 
 // writeJSON prints one JSON object and a newline.
 func (d *door) writeJSON(v any) error {
@@ -84,43 +113,35 @@ func (d *door) scrub(s string) string {
 	if d.repo == nil {
 		return s
 	}
-	for _, p := range []string{d.repo.GitDir, d.repo.CommonDir} {
-		if rel, err := filepath.Rel(d.repo.Root, p); err == nil && !strings.HasPrefix(rel, "..") {
+	g := d.repo.Git()
+	root := g.Root
+	for _, p := range []string{g.GitDir, g.CommonDir} {
+		if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
 			s = strings.ReplaceAll(s, p, rel)
 		}
 	}
-	s = strings.ReplaceAll(s, d.repo.Root+string(filepath.Separator), "")
-	return strings.ReplaceAll(s, d.repo.Root, ".")
+	s = strings.ReplaceAll(s, root+string(filepath.Separator), "")
+	return strings.ReplaceAll(s, root, ".")
 }
 
 // refuse prints a refusal: JSON on stdout with --json, text on stderr
-// otherwise.
+// otherwise. The fix a library named is worded for the CLI.
 func (d *door) refuse(e *refusal.Error) {
-	text, hint := d.scrub(e.Text), d.scrub(e.Hint)
+	text, hint := d.scrub(e.Text), d.scrub(cliHint(e))
 	if d.json {
-		_ = d.writeJSON(map[string]any{"type": "refusal", "class": e.Class, "text": text, "hint": hint, "exit": exitCode(e.Class)})
+		_ = d.writeJSON(refusalJSON{Type: "refusal", Class: e.Class, Text: text, Hint: hint, Fix: e.Fix, Exit: refusal.Code(e.Class)})
 		return
 	}
 	c := color.New(color.FgRed, color.Bold)
-	if !d.colorOnStderr() {
-		c.DisableColor()
-	} else {
+	if d.colorFor(d.stderr) {
 		c.EnableColor()
+	} else {
+		c.DisableColor()
 	}
-	fmt.Fprintf(d.stderr, "%s %s\n", c.Sprint("nika: refused ("+string(e.Class)+"):"), text)
+	fmt.Fprintf(d.stderr, "%s %s\n", c.Sprint("nika: refused ("+string(e.Class)+"):"), preview.Escape(text))
 	if hint != "" {
-		fmt.Fprintf(d.stderr, "hint: %s\n", hint)
+		fmt.Fprintf(d.stderr, "hint: %s\n", preview.Escape(hint))
 	}
-}
-
-func (d *door) colorOnStderr() bool {
-	if v, ok := os.LookupEnv("NO_COLOR"); ok && v != "" {
-		return false
-	}
-	if os.Getenv("NIKA_COLOR") == "always" {
-		return true
-	}
-	return isTerminal(d.stderr)
 }
 
 // note prints a line for the human on stderr (never in --json mode).
@@ -130,3 +151,21 @@ func (d *door) note(format string, args ...any) {
 	}
 	fmt.Fprintf(d.stderr, format+"\n", args...)
 }
+
+// short is the 12-hex form of an id or commit that the CLI prints.
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// firstLine is a goal's subject line.
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return l
+}
+
+// escape is the one escaper (preview.Escape), for every string from outside
+// nika that a verb prints.
+func escape(s string) string { return preview.Escape(s) }

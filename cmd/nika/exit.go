@@ -1,10 +1,12 @@
 package main
 
-import "github.com/nika-dev/nika/refusal"
-
+// The exit codes that are not refusals; refusal.Code is the table of the
+// others (docs/exit-codes.md).
 const (
-	exitOK       = 0
-	exitFindings = 2 // nika check: the files have findings
+	exitOK = 0
+	// exitNotClean: nika apply applied the proposal, and the check or a
+	// hook after it failed. The apply stays; the verdict is in the git note.
+	exitNotClean = 1
+	// exitFindings: nika check found errors in the files.
+	exitFindings = 2
 )
-
-func exitCode(c refusal.Class) int { return refusal.Code(c) }

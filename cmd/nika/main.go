@@ -2,9 +2,11 @@
 // commit no branch points at, shows exactly that commit, and applies it
 // only when a human types "yes" at the terminal.
 //
-// This is the door: it reads arguments, input and the terminal, prints,
-// and maps refusals to exit codes. The logic lives in the packages under
-// flow/.
+// This is the door layer: it reads arguments, input and the terminal,
+// prints, and maps refusals to exit codes. The logic lives in flow and the
+// rooms below it, which every door (this CLI, the terminal session, the
+// stdio protocol) shares. There is one file per verb; commands() is the one
+// list of them.
 package main
 
 import (
@@ -12,9 +14,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/nika-dev/nika/refusal"
-	"github.com/urfave/cli/v2"
 )
 
 func main() {
@@ -23,17 +29,19 @@ func main() {
 
 // run is main without the process: tests call it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	d := &door{stdin: stdin, stdout: stdout, stderr: stderr}
-	for _, a := range args[1:] {
-		if a == "--" {
-			break
-		}
-		if a == "--json" || a == "-json" || a == "--json=true" {
-			d.json = true
-		}
+	d := &door{stdin: stdin, stdout: stdout, stderr: stderr, name: programName(args)}
+	g, rest, err := parseGlobals(args[1:])
+	d.globals = g
+	d.json = g.json
+	if err != nil {
+		d.refuse(asRefusal(err))
+		return refusal.Code(refusal.Invalid)
+	}
+	if g.version {
+		return d.printVersion()
 	}
 	app := d.app()
-	err := app.Run(reorder(args, valueFlags(app)))
+	err = app.Run(reorder(append([]string{d.name}, rest...), valueFlags(app)))
 	if err == nil {
 		return d.code
 	}
@@ -41,16 +49,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) {
 		return int(ee)
 	}
-	var ce *refusal.Error
-	if !errors.As(err, &ce) {
-		// urfave/cli usage errors and anything unclassified.
-		ce = &refusal.Error{Class: refusal.Invalid, Text: err.Error(), Hint: "run nika help"}
-		if d.repo != nil {
-			ce.Class = refusal.Internal
-		}
+	ce := asRefusal(err)
+	var classified *refusal.Error
+	if d.repo != nil && !errors.As(err, &classified) && !isUsageError(err) {
+		// Not a refusal nika made: a bug, or a state nobody expected.
+		ce.Class = refusal.Internal
 	}
 	d.refuse(ce)
-	return exitCode(ce.Class)
+	return refusal.Code(ce.Class)
+}
+
+// programName is "nika", or "git nika" when git runs us as git-nika.
+func programName(args []string) string {
+	if len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "git-nika") {
+		return "git nika"
+	}
+	return "nika"
 }
 
 // exitErr ends a command with a code after it printed its own output.
@@ -58,63 +72,114 @@ type exitErr int
 
 func (e exitErr) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
-// moreCommands lets verbs defined in other files of this package register
-// themselves (func init() { moreCommands = append(moreCommands, ...) }),
-// each built for a door.
-var moreCommands []func(d *door) *cli.Command
+// usageError is a command line that does not parse: a flag no verb has, a
+// missing value, a verb nika does not know.
+type usageError struct{ text, hint string }
 
-// bareAction, when set (by the session's file), runs bare `nika` with no
-// verb: the session on a terminal, the project summary on a pipe.
-var bareAction func(d *door) cli.ActionFunc
+func (e *usageError) Error() string { return e.text }
 
-// jsonFlag is the --json flag every verb takes.
+func isUsageError(err error) bool {
+	var u *usageError
+	return errors.As(err, &u)
+}
+
+// asRefusal turns any error into the refusal a door prints.
+func asRefusal(err error) *refusal.Error {
+	var ce *refusal.Error
+	if errors.As(err, &ce) {
+		return ce
+	}
+	var u *usageError
+	if errors.As(err, &u) {
+		return &refusal.Error{Class: refusal.Invalid, Text: u.text, Hint: u.hint}
+	}
+	return &refusal.Error{Class: refusal.Invalid, Text: err.Error(), Hint: "run nika help"}
+}
+
+// flagProblem rewrites the standard library's flag messages the way git
+// users read them: the flag with the dashes they typed.
+var flagProblem = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+
+func usageProblem(verb string, err error) error {
+	text := err.Error()
+	if m := flagProblem.FindStringSubmatch(text); m != nil {
+		text = "unknown flag --" + m[1]
+		if len(m[1]) == 1 {
+			text = "unknown flag -" + m[1]
+		}
+	}
+	text = strings.Replace(text, "flag needs an argument: -", "flag needs a value: --", 1)
+	hint := "run nika help to see the verbs"
+	if verb != "" {
+		text = "nika " + verb + ": " + text
+		hint = "run nika help " + verb + " to see its flags"
+	}
+	return &usageError{text: text, hint: hint}
+}
+
+// jsonFlag is the --json flag every verb takes, also accepted before the
+// verb (nika --json list).
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print one JSON object (see docs/json.md)"}
+
+// commands is the one list of nika's verbs, in the order help shows them.
+func (d *door) commands() []*cli.Command {
+	return []*cli.Command{
+		d.proposeCommand(),
+		d.showCommand(),
+		d.applyCommand(),
+		d.discardCommand(),
+		d.listCommand(),
+		d.checkCommand(),
+		d.explainCommand(),
+		d.logCommand(),
+		d.verifyCommand(),
+		d.revertCommand(),
+		d.pushCommand(),
+		d.fetchCommand(),
+		d.recoverCommand(),
+		d.serveCommand(),
+		d.helpCommand(),
+		d.completionCommand(),
+	}
+}
 
 func (d *door) app() *cli.App {
 	app := &cli.App{
-		Name:                      "nika",
+		Name:                      d.name,
 		Usage:                     "stage a model's proposal as a git commit, preview it exactly, apply it on your yes",
+		HideHelp:                  true,
 		HideHelpCommand:           true,
 		DisableSliceFlagSeparator: true,
-		Flags:                     []cli.Flag{jsonFlag},
 		Writer:                    d.stdout,
 		ErrWriter:                 d.stderr,
 		Reader:                    d.stdin,
 		ExitErrHandler:            func(*cli.Context, error) {},
 		OnUsageError: func(c *cli.Context, err error, sub bool) error {
-			return refusal.New(refusal.Invalid, "run nika help "+c.Command.Name, "%v", err)
+			return usageProblem("", err)
 		},
-		Commands: []*cli.Command{
-			{
-				Name:      "propose",
-				Usage:     "stage a proposal from a model's reply (a file, or - for stdin) and print its preview",
-				ArgsUsage: "[FILE|-]",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "goal", Aliases: []string{"m"}, Usage: "what the proposal is for; it becomes the commit message"},
-					&cli.StringSliceFlag{Name: "allow", Usage: "allow a supporting file (a path or a glob); repeatable"},
-					&cli.StringFlag{Name: "format", Value: "auto", Usage: "the input's format: auto, reply, patch, diff or search-replace"},
-					&cli.IntFlag{Name: "max-input", Value: 16 << 20, Usage: "refuse inputs larger than this many bytes"},
-					&cli.StringFlag{Name: "run", Usage: "after a clean apply, request a run of this workflow"},
-					&cli.StringSliceFlag{Name: "var", Usage: "a variable of the run request, NAME=VALUE; repeatable"},
-					&cli.Float64Flag{Name: "max-cost-usd", Usage: "the run request's cost ceiling in US dollars"},
-					jsonFlag,
-				},
-				Action: d.propose,
-			},
-			{Name: "show", Usage: "print a proposal's preview again, byte for byte", ArgsUsage: "ID", Flags: []cli.Flag{jsonFlag}, Action: d.show},
-			{Name: "apply", Usage: "show the preview, ask for yes on the terminal, and apply", ArgsUsage: "ID", Flags: []cli.Flag{jsonFlag,
-				&cli.StringSliceFlag{Name: "only", Usage: "apply only the changes to these paths (or globs), as a derived proposal; repeatable"},
-				&cli.StringSliceFlag{Name: "exclude", Usage: "apply all but the changes to these paths (or globs), as a derived proposal; repeatable"},
-			}, Action: d.apply},
-			{Name: "discard", Usage: "discard a pending proposal", ArgsUsage: "ID", Flags: []cli.Flag{jsonFlag}, Action: d.discard},
-			{Name: "list", Usage: "list pending proposals", Flags: []cli.Flag{jsonFlag, &cli.BoolFlag{Name: "all", Usage: "also list applied, discarded and stale ones"}}, Action: d.list},
-		},
+		Commands: d.commands(),
+		Action:   d.bare,
 	}
-	for _, mk := range moreCommands {
-		app.Commands = append(app.Commands, mk(d))
+	for _, c := range app.Commands {
+		c.HideHelp = true
+		c.HideHelpCommand = true
+		verb := c.Name
+		c.OnUsageError = func(cc *cli.Context, err error, sub bool) error { return usageProblem(verb, err) }
+		if c.Flags == nil || !hasFlag(c, "json") {
+			c.Flags = append(c.Flags, jsonFlag)
+		}
 	}
-	if bareAction != nil {
-		app.Action = bareAction(d)
-	}
+	app.CommandNotFound = func(c *cli.Context, verb string) {}
 	return app
+}
+
+func hasFlag(c *cli.Command, name string) bool {
+	for _, f := range c.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
-	"io"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -87,78 +86,34 @@ func scriptCmd(ts *testscript.TestScript, args []string) *exec.Cmd {
 }
 
 // cmdPty runs a command on a fresh pseudo-terminal that is its controlling
-// terminal, as a human's shell would, and types answer when the consent
-// prompt appears:
+// terminal, as a human's shell would, and plays the answer script at the
+// consent prompts (see runAnswers: typed keys, pastes, bursts, typing
+// ahead, Ctrl-D):
 //
 //	pty ANSWER nika apply $ID
 //
-// ANSWER "-" types an empty line; "\n" in ANSWER is a newline. The whole
-// terminal transcript becomes stdout.
+// The whole terminal transcript becomes stdout.
 func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 2 {
 		ts.Fatalf("usage: pty ANSWER command [args...]")
 	}
-	answer := args[0]
-	if answer == "-" {
-		answer = ""
-	}
-	answer = strings.ReplaceAll(answer, `\n`, "\n")
 	cmd := scriptCmd(ts, args[1:])
-	out, err := runPty(cmd, answer, 60*time.Second)
+	out, err := runPty(cmd, args[0], 60*time.Second)
 	if err == errNoPrompt {
 		ts.Fatalf("pty: no consent prompt within 60s; output so far:\n%s", out)
 	}
 	ts.Stdout().Write([]byte(out))
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		// Scripts check the code: stderr 'exit status 12'.
+		fmt.Fprintf(ts.Stderr(), "exit status %d\n", ee.ExitCode())
+	}
 	if err != nil && !neg {
 		ts.Fatalf("pty: %v", err)
 	}
 	if err == nil && neg {
 		ts.Fatalf("pty: unexpected success")
 	}
-}
-
-var errNoPrompt = errors.New("no consent prompt")
-
-// runPty runs cmd on a fresh pseudo-terminal that is its controlling
-// terminal, types answer and a newline when the consent prompt appears, and
-// returns the transcript (CRLF turned to LF) and cmd's exit error.
-func runPty(cmd *exec.Cmd, answer string, wait time.Duration) (string, error) {
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 500, Cols: 200})
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	var out bytes.Buffer
-	done := make(chan struct{})
-	prompted := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 4096)
-		seen := false
-		for {
-			n, err := f.Read(buf)
-			out.Write(buf[:n])
-			if !seen && strings.Contains(out.String(), "Type yes") {
-				seen = true
-				close(prompted)
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	select {
-	case <-prompted:
-		io.WriteString(f, answer+"\n")
-	case <-done:
-	case <-time.After(wait):
-		cmd.Process.Kill()
-		cmd.Wait()
-		return out.String(), errNoPrompt
-	}
-	err = cmd.Wait()
-	<-done
-	return strings.ReplaceAll(out.String(), "\r\n", "\n"), err
 }
 
 // cmdNoTTY runs a command in a new session, so it has no controlling

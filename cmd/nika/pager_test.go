@@ -13,7 +13,7 @@ import (
 
 // terminal gives a door whose stdout is a real terminal of the given
 // height, and returns what the terminal showed.
-func terminal(t *testing.T, rows uint16, out []byte) string {
+func pagedOn(t *testing.T, rows uint16, out []byte) string {
 	t.Helper()
 	ptm, tty, err := pty.Open()
 	if err != nil {
@@ -46,19 +46,19 @@ func TestPagerFollowsGit(t *testing.T) {
 	tall := []byte(strings.Repeat("line\n", 40))
 	short := []byte("one\ntwo\n")
 	t.Setenv("GIT_PAGER", "sed 's/^/paged: /'")
-	if got := terminal(t, 10, tall); !strings.HasPrefix(got, "paged: line\n") {
+	if got := pagedOn(t, 10, tall); !strings.HasPrefix(got, "paged: line\n") {
 		t.Errorf("tall output did not go through the pager:\n%q", got[:min(len(got), 80)])
 	}
-	if got := terminal(t, 10, short); got != "one\ntwo\n" {
+	if got := pagedOn(t, 10, short); got != "one\ntwo\n" {
 		t.Errorf("short output was paged: %q", got)
 	}
 	t.Setenv("GIT_PAGER", "cat")
-	if got := terminal(t, 10, tall); got != string(tall) {
+	if got := pagedOn(t, 10, tall); got != string(tall) {
 		t.Errorf("GIT_PAGER=cat changed the output")
 	}
 	os.Unsetenv("GIT_PAGER")
 	t.Setenv("PAGER", "sed 's/^/pager: /'")
-	if got := terminal(t, 10, tall); !strings.HasPrefix(got, "pager: line\n") {
+	if got := pagedOn(t, 10, tall); !strings.HasPrefix(got, "pager: line\n") {
 		t.Errorf("PAGER was not used: %q", got[:min(len(got), 80)])
 	}
 }

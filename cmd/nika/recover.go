@@ -4,20 +4,17 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nika-dev/nika/flow"
 	"github.com/urfave/cli/v2"
-
-	"github.com/nika-dev/nika/consent"
 )
 
-func init() {
-	moreCommands = append(moreCommands, func(d *door) *cli.Command {
-		return &cli.Command{
-			Name:   "recover",
-			Usage:  "finish or undo an apply that a crash interrupted",
-			Flags:  []cli.Flag{jsonFlag},
-			Action: d.recover,
-		}
-	})
+func (d *door) recoverCommand() *cli.Command {
+	return &cli.Command{
+		Name:   "recover",
+		Usage:  "finish or undo an apply that a crash interrupted",
+		Flags:  []cli.Flag{jsonFlag},
+		Action: d.recover,
+	}
 }
 
 func (d *door) recover(c *cli.Context) error {
@@ -26,27 +23,27 @@ func (d *door) recover(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	recs, err := consent.Recover(r)
+	recs, err := flow.Recover(r)
 	if err != nil {
 		return err
 	}
 	if d.json {
 		if recs == nil {
-			recs = []consent.Recovery{}
+			recs = []flow.Recovery{}
 		}
-		return d.writeJSON(map[string]any{"type": "recover", "recovered": recs})
+		return d.writeJSON(recoverJSON{Type: "recover", Recovered: recs})
 	}
 	if len(recs) == 0 {
 		fmt.Fprintln(d.stdout, "nothing to recover: no interrupted apply")
 		return nil
 	}
 	for _, rc := range recs {
-		fmt.Fprintf(d.stdout, "recovered %s: %s\n", rc.ID[:12], rc.State)
+		fmt.Fprintf(d.stdout, "recovered %s: %s\n", short(rc.ID), rc.State)
 		if len(rc.Locks) > 0 {
-			fmt.Fprintf(d.stdout, "  removed its stale locks: %s\n", strings.Join(rc.Locks, ", "))
+			fmt.Fprintf(d.stdout, "  removed its stale locks: %s\n", escape(strings.Join(rc.Locks, ", ")))
 		}
 		for _, k := range rc.Kept {
-			fmt.Fprintf(d.stdout, "  kept %s: it holds bytes no one proposed, so nika left it as it is\n", k)
+			fmt.Fprintf(d.stdout, "  kept %s: it holds bytes no one proposed, so nika left it as it is\n", escape(k))
 		}
 	}
 	return nil
@@ -58,11 +55,11 @@ func (d *door) warnInterrupted() {
 	if d.repo == nil || d.recovering {
 		return
 	}
-	ids, err := consent.Interrupted(d.repo)
+	ids, err := d.repo.Interrupted()
 	if err != nil || len(ids) == 0 {
 		return
 	}
 	for _, id := range ids {
-		fmt.Fprintf(d.stderr, "nika: an apply of %s was interrupted; run nika recover to finish or undo it\n", id[:12])
+		fmt.Fprintf(d.stderr, "nika: an apply of %s was interrupted; run nika recover to finish or undo it\n", short(id))
 	}
 }

@@ -4,21 +4,18 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/nika-dev/nika/flow"
-	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/proof"
 	"github.com/nika-dev/nika/refusal"
 )
 
-func init() {
-	moreCommands = append(moreCommands, func(d *door) *cli.Command {
-		return &cli.Command{
-			Name:      "revert",
-			Usage:     "propose the inverse of an applied proposal against HEAD, as a new proposal with its own preview",
-			ArgsUsage: "ID|COMMIT",
-			Flags:     []cli.Flag{jsonFlag},
-			Action:    d.revert,
-		}
-	})
+func (d *door) revertCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "revert",
+		Usage:     "propose the inverse of an applied proposal against HEAD, as a new proposal with its own preview",
+		ArgsUsage: "ID|COMMIT",
+		Flags:     []cli.Flag{jsonFlag},
+		Action:    d.revert,
+	}
 }
 
 func (d *door) revert(c *cli.Context) error {
@@ -30,7 +27,7 @@ func (d *door) revert(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	sel, err := proof.Select(r, c.Args().First(), true)
+	sel, err := proof.Select(r.Git(), c.Args().First(), true)
 	if err != nil {
 		return err
 	}
@@ -40,21 +37,14 @@ func (d *door) revert(c *cli.Context) error {
 	}
 	if p.Empty() {
 		if d.json {
-			return d.writeJSON(map[string]any{"type": "nothing", "format": p.Format, "unchanged": []string{}})
+			return d.writeJSON(nothingJSON{Type: "nothing", Format: p.Format, Unchanged: []string{}})
 		}
 		d.note("nothing to revert: HEAD already holds the proposal's before-bytes")
 		return nil
 	}
-	out, err := d.render(p)
-	if err != nil {
+	if err := d.showProposal(p); err != nil {
 		return err
 	}
-	if err := d.page(out); err != nil {
-		return err
-	}
-	if p.Record.State != gitstage.Pending {
-		d.note("this proposal was already %s", p.Record.State)
-	}
-	d.note("to apply the revert: nika apply %s", p.Proposal.ID[:12])
+	d.proposedNotes(p, "to apply the revert")
 	return nil
 }

@@ -26,18 +26,16 @@ import (
 // ProtocolVersion is the version of the stdio protocol in the hello line.
 const ProtocolVersion = 1
 
-func init() {
-	moreCommands = append(moreCommands, func(d *door) *cli.Command {
-		return &cli.Command{
-			Name:  "serve",
-			Usage: "drive the session over a JSON-lines protocol on stdin and stdout (see docs/protocol.md)",
-			Flags: []cli.Flag{
-				&cli.BoolFlag{Name: "stdio", Usage: "speak the protocol on standard input and output"},
-				jsonFlag,
-			},
-			Action: d.serve,
-		}
-	})
+func (d *door) serveCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "drive the session over a JSON-lines protocol on stdin and stdout (see docs/protocol.md)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "stdio", Usage: "speak the protocol on standard input and output"},
+			jsonFlag,
+		},
+		Action: d.serve,
+	}
 }
 
 // request is one line from the host.

@@ -7,26 +7,21 @@ package main
 // resume requests the machine hands back as data.
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/flow"
+	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/refusal"
 	"github.com/nika-dev/nika/session"
 	"github.com/nika-dev/nika/session/intelligence"
 	"github.com/nika-dev/nika/session/project"
 )
-
-func init() {
-	bareAction = func(d *door) cli.ActionFunc { return d.bare }
-}
 
 // bare is `nika` with no verb.
 func (d *door) bare(c *cli.Context) error {
@@ -53,16 +48,7 @@ func (d *door) openEngine() (*project.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &project.Engine{Repo: r, MaxApplied: 5, Color: d.colorOn()}, nil
-}
-
-// verbs are the CLI's verbs, for the hallucination guard.
-func (d *door) verbs() []string {
-	var out []string
-	for _, c := range d.app().Commands {
-		out = append(out, c.Name)
-	}
-	return append(out, "help")
+	return &project.Engine{Repo: r.Git(), MaxApplied: 5, Color: d.colorOn()}, nil
 }
 
 // summary is the pipe door: the snapshot, the same bytes for the same
@@ -73,7 +59,7 @@ func (d *door) summary(eng *project.Engine) error {
 		return err
 	}
 	if d.json {
-		return d.writeJSON(map[string]any{"type": "summary", "snapshot": snap})
+		return d.writeJSON(summaryJSON{Type: "summary", Snapshot: snap})
 	}
 	_, err = io.WriteString(d.stdout, snap.Summary())
 	return err
@@ -88,77 +74,65 @@ type runOutcome struct {
 
 func (runOutcome) Kind() string { return "run" }
 
-// carry carries out a RunRequested or a ResumeRequested through the
-// project's runner templates (git config nika.runner, nika.resume), then
-// tells the machine how the run ended. The runner's standard output is
-// copied to echo (nil: kept from the output) and read for a paused frame.
+// carry carries out a RunRequested or a ResumeRequested through flow, the
+// way nika apply carries out a proposal's run request (the project's
+// nika.runner and nika.resume templates), then tells the machine how the
+// run ended. The runner's standard output is copied to echo (nil: kept
+// from the output) and read for a paused frame.
 func (d *door) carry(eng *project.Engine, m *session.Machine, req session.Outcome, echo, errw io.Writer) []session.Outcome {
-	var argv []string
-	var suggest string
+	var rr *flow.RunResult
 	switch v := req.(type) {
 	case session.RunRequested:
-		t, _ := eng.Repo.Config.Get("nika.runner")
-		argv, suggest = session.RunArgv(t, v), session.SuggestedRun(v)
+		rr = flow.CarryRun(d.repo, flow.RunSpec{Workflow: v.Workflow, Vars: v.Vars, MaxCostUSD: v.MaxCostUSD}, true, flow.RunIO{Echo: echo, Err: errw})
 	case session.ResumeRequested:
-		t, _ := eng.Repo.Config.Get("nika.resume")
-		argv, suggest = session.ResumeArgv(t, v), session.SuggestedResume(v)
+		rr = flow.CarryResume(d.repo, flow.ResumeSpec{Trace: v.ID.Trace, Task: v.ID.Task, Answer: v.Answer}, flow.RunIO{Echo: echo, Err: errw})
 	default:
 		return nil
 	}
-	if len(argv) == 0 {
-		return []session.Outcome{runOutcome{Status: "not configured", Command: suggest}}
+	switch rr.Status {
+	case flow.NotConfigured:
+		return []session.Outcome{runOutcome{Status: string(flow.NotConfigured), Command: rr.Command}}
+	case flow.NotStarted:
+		return []session.Outcome{session.Refusal{Class: session.Io, Text: eng.Scrub(fmt.Sprintf("the runner %s could not start: %v · check git config nika.runner", rr.Argv[0], rr.Err))}}
 	}
-	var out bytes.Buffer
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = eng.Repo.Root
-	cmd.Stdout, cmd.Stderr = &out, errw
-	if echo != nil {
-		cmd.Stdout = io.MultiWriter(&out, echo)
-	}
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		return []session.Outcome{session.Refusal{Class: session.Io, Text: eng.Scrub(fmt.Sprintf("the runner %s could not start: %v · check git config nika.runner", argv[0], err))}}
-	}
-	return append([]session.Outcome{runOutcome{Status: "ran", Exit: code}}, m.ObserveRun(code, session.ParseRunOutput(out.Bytes()))...)
+	return append([]session.Outcome{runOutcome{Status: string(flow.Ran), Exit: rr.Exit}}, m.ObserveRun(rr.Exit, session.ParseRunOutput(rr.Output))...)
 }
 
-// term is the controlling terminal: the only place the session reads the
-// human's lines, consent included.
-type term struct {
-	r *bufio.Reader
-	w io.Writer
-}
-
-func (t *term) ask(prompt string) (string, error) {
-	io.WriteString(t.w, prompt)
-	line, err := t.r.ReadString('\n')
-	if err != nil && line == "" {
-		return "", io.EOF
-	}
-	return strings.TrimRight(line, "\r\n"), nil
-}
-
+// termSession is the session on the controlling terminal. Every string
+// that came from outside nika (the model's replies, goals, paths, hook and
+// runner output, reasoners' errors) is written through the one escaper;
+// the preview escapes its own.
 type termSession struct {
 	d   *door
-	t   *term
+	t   *terminal
 	eng *project.Engine
 	m   *session.Machine
 }
 
+func (s *termSession) printf(format string, args ...any) { fmt.Fprintf(s.t, format, args...) }
+
+// text writes text from outside nika, escaped, ending with a newline.
+func (s *termSession) text(t string) {
+	t = escapeText(t)
+	if !strings.HasSuffix(t, "\n") {
+		t += "\n"
+	}
+	io.WriteString(s.t, t)
+}
+
+func escapeText(t string) string { return preview.EscapeText(t) }
+
 func (d *door) terminalSession(eng *project.Engine) error {
-	tty, err := openTTY()
+	f, err := openTTY()
 	if err != nil {
 		return d.summary(eng)
 	}
-	defer tty.Close()
-	t := &term{r: bufio.NewReader(tty), w: tty}
+	defer f.Close()
+	t := newTerminal(f)
 	home, _ := os.UserHomeDir()
 	choice, kept, err := intelligence.Load(home)
 	if err != nil {
-		fmt.Fprintf(t.w, "nika: %s\n", err)
+		fmt.Fprintf(t, "nika: %s\n", escape(err.Error()))
 	}
 	if !kept {
 		choice = chooseIntelligence(t, home)
@@ -169,27 +143,30 @@ func (d *door) terminalSession(eng *project.Engine) error {
 		return err
 	}
 	s := &termSession{d: d, t: t, eng: eng, m: m}
-	fmt.Fprintf(t.w, "nika session · %s\n\n", whereNow(choice, rsn))
-	io.WriteString(t.w, m.Snapshot().Summary())
-	fmt.Fprintln(t.w, "\nAsk a question, paste a reply or a patch, or type /help. /quit ends the session.")
+	s.printf("nika session · %s\n\n", escape(whereNow(choice, rsn)))
+	io.WriteString(t, escapeText(m.Snapshot().Summary()))
+	s.printf("\nAsk a question, paste a reply or a patch, or type /help. /quit ends the session.\n")
 	for {
-		line, err := t.ask("nika> ")
+		in, pasted, err := t.input("nika> ")
 		if err != nil {
-			fmt.Fprintln(t.w)
 			break
 		}
-		trim := strings.TrimSpace(line)
+		if pasted {
+			s.show(m.Paste(in))
+			continue
+		}
+		trim := strings.TrimSpace(in)
 		if trim == "/quit" || trim == "/exit" {
 			break
 		}
-		text, ok := s.collect(line)
+		text, ok := s.collect(in)
 		if !ok {
 			break
 		}
 		s.show(m.Turn(text))
 	}
 	if p := m.Pending(); p != nil {
-		fmt.Fprintf(t.w, "proposal %s stays pending (nika apply %s)\n", p.ID[:12], p.ID[:12])
+		s.printf("proposal %s stays pending (nika apply %s)\n", short(p.ID), short(p.ID))
 	}
 	return nil
 }
@@ -201,9 +178,9 @@ func whereNow(c intelligence.Choice, r session.Reasoner) string {
 	return intelligence.Where(c)
 }
 
-// collect reads the rest of a multi-line paste: a fenced block up to its
-// closing fence, an apply_patch payload up to *** End Patch, or anything
-// between /paste and /end.
+// collect reads the rest of a typed multi-line input: a fenced block up to
+// its closing fence, an apply_patch payload up to *** End Patch, or
+// anything between /paste and /end. A paste within it is taken whole.
 func (s *termSession) collect(first string) (string, bool) {
 	trim := strings.TrimSpace(first)
 	var end func(string) bool
@@ -221,77 +198,81 @@ func (s *termSession) collect(first string) (string, bool) {
 		return first, true
 	}
 	for {
-		l, err := s.t.r.ReadString('\n')
-		if err != nil && l == "" {
+		in, pasted, err := s.t.input("")
+		if err != nil {
 			return strings.Join(lines, "\n") + "\n", len(lines) > 0
 		}
-		l = strings.TrimRight(l, "\r\n")
-		if end(l) {
-			if trim != "/paste" {
-				lines = append(lines, l)
+		for _, l := range strings.Split(strings.TrimSuffix(in, "\n"), "\n") {
+			if !pasted && end(l) {
+				if trim != "/paste" {
+					lines = append(lines, l)
+				}
+				return strings.Join(lines, "\n") + "\n", true
 			}
+			lines = append(lines, l)
+		}
+		if pasted && trim == "/paste" {
+			// /paste then a bracketed paste: the paste is the input.
 			return strings.Join(lines, "\n") + "\n", true
 		}
-		lines = append(lines, l)
 	}
 }
 
 // show prints outcomes, and asks the human where an outcome waits for
-// them: consent for a proposal, an answer for a gate.
+// them: consent for a proposal, an answer for a gate. Both prompts are read
+// with the consent reader: input typed ahead is discarded and a pasted
+// line is never an answer.
 func (s *termSession) show(outs []session.Outcome) {
-	w := s.t.w
 	for _, o := range outs {
 		switch v := o.(type) {
 		case session.Answer:
-			io.WriteString(w, v.Text)
-			if !strings.HasSuffix(v.Text, "\n") {
-				io.WriteString(w, "\n")
-			}
+			s.text(v.Text)
 			for _, c := range v.Corrections {
-				fmt.Fprintf(w, "nika: correction (%s): %s\n", c.Kind, c.Text)
+				s.printf("nika: correction (%s): %s\n", escape(c.Kind), escape(c.Text))
 			}
 			if len(v.Redacted) > 0 {
-				fmt.Fprintf(w, "nika: redacted before sending: %s\n", strings.Join(v.Redacted, ", "))
+				s.printf("nika: redacted before sending: %s\n", escape(strings.Join(v.Redacted, ", ")))
 			}
 		case session.Proposal:
-			io.WriteString(w, v.Preview)
+			io.WriteString(s.t, v.Preview)
 			for {
-				line, err := s.t.ask(fmt.Sprintf("Apply proposal %s? Type yes to apply; anything else discards it: ", v.ID[:12]))
+				line, err := s.t.answer(fmt.Sprintf("Apply proposal %s? Type yes to apply; anything else discards it: ", short(v.ID)))
 				if err != nil {
-					fmt.Fprintf(w, "\nno answer: proposal %s stays pending\n", v.ID[:12])
+					s.printf("no answer: proposal %s stays pending\n", short(v.ID))
 					return
 				}
 				res := s.m.ConsentTo(v.ID, line)
 				if r, ok := res[0].(session.Refusal); ok && r.Class == session.EmptyAnswer {
-					fmt.Fprintf(w, "%s\n", r.Text)
+					s.text(r.Text)
 					continue
 				}
 				s.show(res)
 				break
 			}
 		case session.Discarded:
-			fmt.Fprintf(w, "discarded %s: %s\n", v.ID[:12], v.Reason)
+			s.printf("discarded %s: %s\n", short(v.ID), escape(v.Reason))
 		case session.Applied:
-			fmt.Fprintf(w, "applied %s: %s is now at %s (%d file(s))\n", v.ID[:12], v.Branch, v.Commit[:12], len(v.Paths))
-			io.WriteString(w, v.Note)
+			s.printf("applied %s: %s is now at %s (%d file(s))\n", short(v.ID), escape(v.Branch), short(v.Commit), len(v.Paths))
+			io.WriteString(s.t, escapeText(v.Note))
 		case session.RunRequested, session.ResumeRequested:
-			s.show(s.d.carry(s.eng, s.m, v, w, w))
+			s.show(s.d.carry(s.eng, s.m, v, newEscapingWriter(s.t.f), newEscapingWriter(s.t.f)))
 		case runOutcome:
-			if v.Status == "ran" {
-				fmt.Fprintf(w, "runner exited %d\n", v.Exit)
+			if v.Status == string(flow.Ran) {
+				s.printf("runner exited %d\n", v.Exit)
 			} else {
-				fmt.Fprintf(w, "no runner is configured (git config nika.runner, nika.resume); to run it:\n  %s\n", v.Command)
+				s.printf("no runner is configured (git config nika.runner, nika.resume); to run it:\n  %s\n", escape(v.Command))
 			}
 		case session.GateAsk:
+			s.printf("The run %s waits at task %s: %s\n", escape(v.ID.Trace), escape(v.ID.Task), escape(v.Question))
 			for {
-				line, err := s.t.ask(fmt.Sprintf("The run %s waits at task %s: %s\nYour answer: ", v.ID.Trace, v.ID.Task, v.Question))
+				line, err := s.t.answer("Your answer: ")
 				if err != nil {
-					fmt.Fprintln(w, "\nno answer: the run stays paused")
+					s.printf("no answer: the run stays paused\n")
 					return
 				}
 				res := s.m.AnswerGateFor(v.ID, line)
 				if r, ok := res[0].(session.Refusal); ok && r.Class == session.EmptyAnswer {
-					fmt.Fprintf(w, "%s\n", r.Text)
+					s.text(r.Text)
 					continue
 				}
 				s.show(res)
@@ -302,36 +283,48 @@ func (s *termSession) show(outs []session.Outcome) {
 			c := chooseIntelligence(s.t, home)
 			r := serveChoice(s.t, c)
 			s.m.SetReasoner(r)
-			fmt.Fprintf(w, "nika session · %s\n", whereNow(c, r))
+			s.printf("nika session · %s\n", escape(whereNow(c, r)))
 		case session.Refusal:
-			fmt.Fprintf(w, "nika: refused (%s): %s\n", v.Class, v.Text)
+			s.printf("nika: refused (%s): %s\n", v.Class, escape(v.Text))
 		}
 	}
 }
 
 // chooseIntelligence asks the human in plain words and keeps the choice.
-func chooseIntelligence(t *term, home string) intelligence.Choice {
+// Where the session's data goes is the human's to say: the answers are
+// read like a consent, typed after the question and never pasted.
+func chooseIntelligence(t *terminal, home string) intelligence.Choice {
 	census := intelligence.Take(intelligence.LookPath, intelligence.LookupEnv)
-	c, ok, err := intelligence.Ask(census, t.ask)
+	ask := func(prompt string) (string, error) {
+		line, err := t.answer(escapePrompt(prompt))
+		if err != nil {
+			return "", io.EOF
+		}
+		return line, nil
+	}
+	c, ok, err := intelligence.Ask(census, ask)
 	if err != nil || !ok {
-		fmt.Fprintln(t.w, "\nno choice was made: this session has no intelligence, and nothing is kept · /intelligence asks again")
+		fmt.Fprintln(t, "\nno choice was made: this session has no intelligence, and nothing is kept · /intelligence asks again")
 		return intelligence.Choice{Kind: intelligence.None}
 	}
 	if err := intelligence.Save(home, c); err != nil {
-		fmt.Fprintf(t.w, "nika: %s\n", err)
+		fmt.Fprintf(t, "nika: %s\n", escape(err.Error()))
 	} else {
-		fmt.Fprintln(t.w, "kept in ~/.nika/session-intelligence.json · /intelligence asks again")
+		fmt.Fprintln(t, "kept in ~/.nika/session-intelligence.json · /intelligence asks again")
 	}
 	return c
 }
 
+// escapePrompt escapes a question of many lines for the terminal.
+func escapePrompt(p string) string { return escapeText(p) }
+
 // serveChoice builds the reasoner, or says why this machine cannot serve
 // the choice and what fixes it. It never replaces the choice.
-func serveChoice(t *term, c intelligence.Choice) session.Reasoner {
+func serveChoice(t *terminal, c intelligence.Choice) session.Reasoner {
 	r, err := intelligence.Serve(c, intelligence.LookPath, intelligence.LookupEnv)
 	if err != nil {
-		fmt.Fprintf(t.w, "nika: refused (%s): %s\n", session.ClassOf(err), err)
-		fmt.Fprintln(t.w, "this session goes on without an intelligence until you fix it")
+		fmt.Fprintf(t, "nika: refused (%s): %s\n", session.ClassOf(err), escape(err.Error()))
+		fmt.Fprintln(t, "this session goes on without an intelligence until you fix it")
 		return nil
 	}
 	return r

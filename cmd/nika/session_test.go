@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -34,7 +31,12 @@ func TestSessionScripts(t *testing.T) {
 // terminal) and follows a script of steps, one per line:
 //
 //	expect TEXT   wait until TEXT appears after the previous match
-//	send TEXT     type TEXT and a newline ("send" alone: an empty line)
+//	send TEXT     type TEXT, one key at a time, and Enter ("send" alone:
+//	              an empty line)
+//	paste TEXT    paste TEXT and Enter as a bracketing terminal does
+//	              (\n in TEXT is a newline)
+//	burst TEXT    write TEXT and Enter at once (\n is a newline)
+//	key ^D        press Ctrl-D (or ^C)
 //	eof           wait for the command to end
 //
 // The terminal transcript (CRLF turned to LF) becomes stdout.
@@ -46,75 +48,54 @@ func cmdExpect(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	steps := strings.Split(ts.ReadFile(args[0]), "\n")
 	cmd := scriptCmd(ts, args[1:])
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 500, Cols: 200})
+	d, err := startTTY(cmd)
 	if err != nil {
 		ts.Fatalf("expect: %v", err)
 	}
-	defer f.Close()
-	var mu sync.Mutex
-	var out bytes.Buffer
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 4096)
-		for {
-			n, err := f.Read(buf)
-			mu.Lock()
-			out.Write(buf[:n])
-			mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	transcript := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return strings.ReplaceAll(out.String(), "\r\n", "\n")
-	}
+	defer d.f.Close()
 	fail := func(format string, a ...any) {
 		cmd.Process.Kill()
-		cmd.Wait()
-		ts.Logf("transcript:\n%s", transcript())
+		d.wait(10 * time.Second)
+		ts.Logf("transcript:\n%s", d.transcript())
 		ts.Fatalf(format, a...)
 	}
-	pos := 0
 	for _, step := range steps {
 		verb, arg, _ := strings.Cut(step, " ")
+		nl := strings.ReplaceAll(arg, `\n`, "\n")
 		switch verb {
 		case "", "#":
 		case "expect":
-			deadline := time.Now().Add(30 * time.Second)
-			for {
-				s := transcript()
-				if i := strings.Index(s[pos:], arg); i >= 0 {
-					pos += i + len(arg)
-					break
-				}
-				if time.Now().After(deadline) {
-					fail("expect: %q did not appear", arg)
-				}
-				time.Sleep(10 * time.Millisecond)
+			if err := d.expect(arg, 30*time.Second); err != nil {
+				fail("expect: %q did not appear (%v)", arg, err)
 			}
 		case "send":
-			f.Write([]byte(arg + "\n"))
+			d.line(arg)
+		case "paste":
+			d.paste(nl + "\n")
+		case "burst":
+			d.burst(nl + "\n")
+		case "key":
+			switch arg {
+			case "^D":
+				d.f.Write([]byte{4})
+			case "^C":
+				d.f.Write([]byte{3})
+			default:
+				ts.Fatalf("expect: unknown key %q", arg)
+			}
 		case "eof":
-			waited := make(chan error, 1)
-			go func() { waited <- cmd.Wait() }()
-			select {
-			case err := <-waited:
-				<-done
-				ts.Stdout().Write([]byte(transcript()))
-				if err != nil && !neg {
-					ts.Fatalf("expect: %v", err)
-				}
-				if err == nil && neg {
-					ts.Fatalf("expect: unexpected success")
-				}
-				return
-			case <-time.After(30 * time.Second):
+			err := d.wait(30 * time.Second)
+			if err == errTimeout {
 				fail("expect: the command did not end")
 			}
+			ts.Stdout().Write([]byte(d.transcript()))
+			if err != nil && !neg {
+				ts.Fatalf("expect: %v", err)
+			}
+			if err == nil && neg {
+				ts.Fatalf("expect: unexpected success")
+			}
+			return
 		default:
 			ts.Fatalf("expect: unknown step %q", step)
 		}

@@ -100,11 +100,11 @@ func run(args []string) error {
 		if err != nil {
 			return err
 		}
-		p, err := flow.Load(r, args[2])
+		p, err := flow.Load(flow.FromGit(r), args[2])
 		if err != nil {
 			return err
 		}
-		_, err = flow.Apply(r, p, consent.Options{Sync: syncWanted(r)})
+		_, err = flow.Apply(flow.FromGit(r), p, consent.Options{Sync: syncWanted(r)})
 		return err
 	case "time":
 		return timeCmd(args[1:])
@@ -120,14 +120,14 @@ func run(args []string) error {
 		if err != nil {
 			return err
 		}
-		p, err := flow.Propose(r, flow.ProposeInput{Input: in, Format: "reply", Allow: []string{"**"}, Goal: "bench"})
+		p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: in, Format: "reply", Allow: []string{"**"}, Goal: "bench"})
 		if err != nil {
 			return err
 		}
 		if p.Empty() {
 			return fmt.Errorf("nothing to propose: the files already hold these bytes")
 		}
-		_, err = flow.Apply(r, p, consent.Options{Sync: syncWanted(r)})
+		_, err = flow.Apply(flow.FromGit(r), p, consent.Options{Sync: syncWanted(r)})
 		return err
 	}
 	return fmt.Errorf("unknown command %q", args[0])

@@ -97,7 +97,7 @@ func (e *Engine) Propose(text string, run *session.RunRequested) (session.Staged
 	if run != nil {
 		in.Run = &flow.RunInput{Workflow: run.Workflow, Vars: run.Vars, MaxCostUSD: run.MaxCostUSD}
 	}
-	p, err := flow.Propose(e.Repo, in)
+	p, err := flow.Propose(flow.FromGit(e.Repo), in)
 	if err != nil {
 		return session.Staged{}, e.fail(err)
 	}
@@ -119,11 +119,11 @@ func (e *Engine) Propose(text string, run *session.RunRequested) (session.Staged
 // and records the verdict as a git note.
 func (e *Engine) Apply(id string) (session.ApplyResult, error) {
 	r := e.Repo
-	p, err := flow.Load(r, id)
+	p, err := flow.Load(flow.FromGit(r), id)
 	if err != nil {
 		return session.ApplyResult{}, e.fail(err)
 	}
-	acc, err := flow.Accept(context.Background(), r, p, e.Hooks)
+	acc, err := flow.Accept(context.Background(), flow.FromGit(r), p, e.Hooks)
 	if err != nil {
 		return session.ApplyResult{}, e.fail(err)
 	}
@@ -154,11 +154,11 @@ func (e *Engine) Apply(id string) (session.ApplyResult, error) {
 
 // Discard discards a pending proposal.
 func (e *Engine) Discard(id string) error {
-	p, err := flow.Load(e.Repo, id)
+	p, err := flow.Load(flow.FromGit(e.Repo), id)
 	if err != nil {
 		return e.fail(err)
 	}
-	return e.fail(flow.Discard(e.Repo, p))
+	return e.fail(flow.Discard(flow.FromGit(e.Repo), p))
 }
 
 // Snapshot reads the project's facts: HEAD, the workflows of HEAD's tree

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/nika-dev/nika/flow"
+	"github.com/nika-dev/nika/preview"
+	"github.com/nika-dev/nika/refusal"
+)
+
+func (d *door) applyCommand() *cli.Command {
+	return &cli.Command{Name: "apply", Usage: "show the preview on the terminal, ask for yes there, and apply", ArgsUsage: "ID",
+		Flags: []cli.Flag{jsonFlag,
+			&cli.StringSliceFlag{Name: "only", Usage: "apply only the changes to these paths (or globs), as a derived proposal; repeatable"},
+			&cli.StringSliceFlag{Name: "exclude", Usage: "apply all but the changes to these paths (or globs), as a derived proposal; repeatable"},
+		}, Action: d.apply}
+}
+
+// apply is the consent door. The order is the law: the proposal is checked
+// as the apply will check it (so a human is never asked for what will then
+// be refused), the preview is drawn on the controlling terminal whatever
+// stdout is, input typed ahead is discarded, and only then is the prompt
+// shown and one typed line read. The apply checks everything again under
+// git's locks.
+func (d *door) apply(c *cli.Context) error {
+	r, p, err := d.load(c)
+	if err != nil {
+		return err
+	}
+	only, ex := c.StringSlice("only"), c.StringSlice("exclude")
+	if len(only) > 0 || len(ex) > 0 {
+		if _, err := flow.Selection(p, only, ex); err != nil {
+			return err
+		}
+	}
+	if err := flow.Ready(r, p); err != nil {
+		return err
+	}
+	if len(only) > 0 || len(ex) > 0 {
+		sub, err := flow.Subset(r, p, only, ex)
+		if err != nil {
+			return err
+		}
+		if sub != p {
+			d.note("a derived proposal %s holds the chosen changes; %s stays pending", short(sub.ID()), short(p.ID()))
+			if err := flow.Ready(r, sub); err != nil {
+				return err
+			}
+		}
+		p = sub
+	}
+	f, err := openTTY()
+	if err != nil {
+		return refusal.New(refusal.NoConsent,
+			fmt.Sprintf("run nika apply %s in a terminal and type yes; consent is never read from a pipe or a flag", short(p.ID())),
+			"no terminal to ask for consent (%v) · nothing was applied", err)
+	}
+	defer f.Close()
+	t := newTerminal(f)
+	if err := d.drawOn(t, p); err != nil {
+		return err
+	}
+	line, err := t.answer(fmt.Sprintf("Apply proposal %s to %s? Type yes to apply; anything else discards it: ", short(p.ID()), preview.Escape(p.Branch())))
+	if errors.Is(err, errNoAnswer) {
+		if d.json {
+			d.code = refusal.Code(refusal.NoConsent)
+			return d.writeJSON(declinedJSON{Type: "declined", ID: p.ID(), Discarded: false})
+		}
+		fmt.Fprintf(d.stderr, "not applied: no answer was typed · proposal %s stays pending\n", short(p.ID()))
+		return exitErr(refusal.Code(refusal.NoConsent))
+	}
+	if err != nil {
+		return refusal.New(refusal.NoConsent, "", "the terminal could not be read (%v) · nothing was applied", err)
+	}
+	if !flow.Consents(line) {
+		if err := flow.Discard(r, p); err != nil {
+			return err
+		}
+		if d.json {
+			d.code = refusal.Code(refusal.NoConsent)
+			return d.writeJSON(declinedJSON{Type: "declined", ID: p.ID(), Discarded: true})
+		}
+		fmt.Fprintf(d.stderr, "not applied: the answer was not yes · proposal %s is discarded; proposing it again stages it anew\n", short(p.ID()))
+		return exitErr(refusal.Code(refusal.NoConsent))
+	}
+	acc, err := flow.Accept(context.Background(), r, p, flow.HookOptions{})
+	if err != nil {
+		if errors.Is(err, flow.ErrInterrupted) {
+			d.note("interrupted: the apply was rolled back; nothing was applied")
+		}
+		return err
+	}
+	if !d.json {
+		fmt.Fprintf(d.stdout, "applied %s: %s is now at %s (%d file(s))\n", short(p.ID()), preview.Escape(p.Branch()), short(acc.Commit()), len(acc.Result.Paths))
+	}
+	return d.afterApply(r, p, acc)
+}
+
+// drawOn draws the human preview on the terminal, through the pager when it
+// is taller than the terminal. With stdout on the same terminal and no
+// --json, that is the whole of it; otherwise stdout gets only the result
+// (docs/json.md, "apply and its terminal").
+func (d *door) drawOn(t *terminal, p *flow.Proposed) error {
+	out, err := d.humanPreview(p, d.colorFor(t.f))
+	if err != nil {
+		return err
+	}
+	return d.pageTo(t.f, out)
+}
+
+func (d *door) humanPreview(p *flow.Proposed, colorOn bool) ([]byte, error) {
+	json := d.json
+	d.json = false
+	defer func() { d.json = json }()
+	return d.render(p, colorOn)
+}
+
+// afterApply tells the human the post-apply verdict (already recorded as a
+// git note), carries out (or withholds) the run request, and ends with the
+// verdict's exit code: 0 clean, exitNotClean when a check or hook failed
+// (the apply stays).
+func (d *door) afterApply(r *flow.Repo, p *flow.Proposed, acc *flow.Accepted) error {
+	res, v := acc.Result, acc.Verdict
+	out := appliedJSON{Type: "applied", ID: p.ID(), Commit: acc.Commit(), Branch: p.Branch(), Paths: pathStrings(res.Paths), Verdict: v, Clean: v.Clean()}
+	if acc.NoteErr != nil {
+		d.note("nika: the verdict could not be recorded as a git note: %s", preview.Escape(d.scrub(acc.NoteErr.Error())))
+		out.NoteError = d.scrub(acc.NoteErr.Error())
+	}
+	if !d.json {
+		io.WriteString(d.stdout, preview.EscapeText(d.scrub(v.Text())))
+		if !v.Clean() {
+			fmt.Fprintln(d.stdout, v.Advice(acc.Commit()))
+		}
+	}
+	if run := flow.RunOf(p); run != nil {
+		var echo io.Writer
+		if !d.json {
+			echo = newEscapingWriter(d.stdout)
+		}
+		rr := flow.CarryRun(r, *run, v.Clean(), flow.RunIO{Echo: echo, Err: newEscapingWriter(d.stderr),
+			Started: func(argv []string) { d.say("run requested: %s\n", escape(strings.Join(argv, " "))) }})
+		out.Run = d.runResult(run.Workflow, rr)
+	}
+	if !v.Clean() {
+		d.code = exitNotClean
+	}
+	if d.json {
+		return d.writeJSON(out)
+	}
+	return nil
+}
+
+// runResult reports a carried-out run request and returns its JSON.
+func (d *door) runResult(workflow string, rr *flow.RunResult) *runJSON {
+	j := &runJSON{Workflow: workflow, Status: string(rr.Status)}
+	w := preview.Escape(workflow)
+	switch rr.Status {
+	case flow.Withheld:
+		d.say("run of %s withheld: the check after the apply is not clean\n", w)
+	case flow.NotConfigured:
+		j.Command = rr.Command
+		d.say("run requested: no runner is configured (git config nika.runner \"<argv template>\"); to run it:\n  %s\n", preview.Escape(rr.Command))
+	case flow.NotStarted:
+		j.Error = d.scrub(rr.Err.Error())
+		d.say("run requested, but the runner %s could not start: %s\n", preview.Escape(rr.Argv[0]), preview.Escape(j.Error))
+	case flow.Ran:
+		exit := rr.Exit
+		j.Exit = &exit
+		d.say("runner exited %d\n", rr.Exit)
+	}
+	return j
+}
+
+// say prints a line for the human on stdout, never in --json mode.
+func (d *door) say(format string, args ...any) {
+	if !d.json {
+		fmt.Fprintf(d.stdout, format, args...)
+	}
+}
+
+// escapingWriter passes output that came from outside nika (a runner's, a
+// hook's) through the one escaper before it reaches a terminal; to a file
+// or a pipe it passes the bytes as they are. A character split across two
+// writes is held until it is whole.
+type escapingWriter struct {
+	w    io.Writer
+	tail *[]byte
+}
+
+func newEscapingWriter(w io.Writer) escapingWriter { return escapingWriter{w: w, tail: new([]byte)} }
+
+func (e escapingWriter) Write(b []byte) (int, error) {
+	if !isTerminal(e.w) {
+		return e.w.Write(b)
+	}
+	s := append(*e.tail, b...)
+	cut := len(s)
+	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			if !utf8.FullRune(s[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	*e.tail = append((*e.tail)[:0], s[cut:]...)
+	if _, err := io.WriteString(e.w, preview.EscapeText(string(s[:cut]))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
