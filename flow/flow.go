@@ -40,7 +40,8 @@ type Proposed struct {
 	Format    string           // the format that was parsed
 	Unchanged []changeset.Path // named paths whose bytes would not change
 	Repairs   map[changeset.Path][]checker.RepairStep
-	Notes     []string // the fix ladder's notes: what it would not guess
+	Notes     []string       // the fix ladder's notes: what it would not guess
+	repo      *gitstage.Repo // whose objects hold the proposal's tree (Audit)
 }
 
 // Empty reports that the input proposed nothing.
@@ -61,7 +62,7 @@ func Propose(r *gitstage.Repo, in ProposeInput) (*Proposed, error) {
 // builds one from the fix ladder's repairs). in.Input and in.Format are
 // not read.
 func ProposeDraft(r *gitstage.Repo, draft *changeset.Draft, in ProposeInput) (*Proposed, error) {
-	out := &Proposed{Format: draft.Format}
+	out := &Proposed{Format: draft.Format, repo: r}
 	if len(draft.Intents) == 0 {
 		return out, nil
 	}
@@ -185,7 +186,7 @@ func Load(r *gitstage.Repo, id string) (*Proposed, error) {
 	}
 	l.Proposal.Set.Branch = rec.Branch
 	l.Proposal.Set.Root = r.Root
-	out := &Proposed{Proposal: l.Proposal, Record: rec}
+	out := &Proposed{Proposal: l.Proposal, Record: rec, repo: r}
 	if len(rec.Notes) > 0 {
 		var n recordNotes
 		if json.Unmarshal(rec.Notes, &n) == nil {
