@@ -132,3 +132,8 @@ func Codes() []string {
 	sortStrings(out)
 	return out
 }
+
+// Category returns the category of a code the checker emits
+// (validation_error, security_error, parse_error, variable_error), or ""
+// for a code it does not know.
+func Category(code string) string { return catalog[code].category }

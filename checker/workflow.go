@@ -377,7 +377,9 @@ func (w *workflow) secretsBlock(n *yaml.Node) {
 		case src.Value == "vault":
 			c.add("NIKA-PARSE-019", src, "use source: env or source: file until vault resolution ships", "secret %q uses source vault, which is withdrawn until it resolves at run time", p.k.Value)
 		default:
-			c.add("NIKA-PARSE-019", src, "use source: env or source: file", "secret %q has an unknown source %q", p.k.Value, src.Value)
+			// A source outside the closed set names no store, so the
+			// entry is not a store reference.
+			c.add("NIKA-PARSE-014", src, "use source: env or source: file", "secret %q has an unknown source %q, so it references no store", p.k.Value, src.Value)
 		}
 	}
 }
