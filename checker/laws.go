@@ -914,20 +914,3 @@ func (w *workflow) contentSources(t *task) []string {
 	}
 	return sortedKeys(set)
 }
-
-// deadEdges refuses an after: edge whose pass-set the producer can never
-// reach: a producer gated by when: false only ever settles skipped (or
-// cancelled), so success, failure and unwind never admit the consumer.
-func (w *workflow) deadEdges() {
-	for _, t := range w.tasks {
-		for _, a := range t.after {
-			p := w.byID[a.target]
-			if p == nil || !oneOf(a.pred, "success", "failure", "unwind") {
-				continue
-			}
-			if b, ok := boolVal(p.when); ok && !b {
-				w.c.add("NIKA-DAG-006", a.key, "use after: { "+a.target+": terminal }, or drop the edge", "task %q waits for %s of %q, which has when: false and can only settle skipped", t.id, a.pred, a.target)
-			}
-		}
-	}
-}

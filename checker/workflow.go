@@ -95,13 +95,16 @@ type workflow struct {
 	secrets  map[string]*secretDecl
 	permits  *permits
 	permNode *yaml.Node
-	run      *yaml.Node
-	tasks    []*task
-	byID     map[string]*task
-	groups   map[string][]string
-	outputs  *yaml.Node
-	eff      *effectSet
-	succ     map[string][]*task // lazily built reverse of task deps
+	// permEmpty: the block is present and declares nothing (permits: or
+	// permits: {}), the same zero authority as an absent block.
+	permEmpty bool
+	run       *yaml.Node
+	tasks     []*task
+	byID      map[string]*task
+	groups    map[string][]string
+	outputs   *yaml.Node
+	eff       *effectSet
+	succ      map[string][]*task // lazily built reverse of task deps
 }
 
 type secretDecl struct {
