@@ -48,10 +48,13 @@ func CheckFS(fsys fs.FS, filePath string, data []byte) Report {
 
 // checker holds the state of one audit.
 type checker struct {
-	path     string
-	data     []byte
-	fsys     fs.FS
-	depth    int // composition depth, to stop runaway child chains
+	path  string
+	data  []byte
+	fsys  fs.FS
+	depth int // composition depth, to stop runaway child chains
+	// chain lists the workflows (paths) that compose this one, outermost
+	// first: a child that leads back to one of them is a cycle.
+	chain    []string
 	findings []Finding
 	seen     map[string]bool
 	// tasksNode is the value of the root tasks: key, whose repeated keys
@@ -267,7 +270,27 @@ func (c *checker) parse() *yaml.Node {
 		c.tasksNode = mapGet(root, "tasks")
 	}
 	c.profile(root, 1, false)
+	derefAliases(root, map[*yaml.Node]bool{})
 	return root
+}
+
+// derefAliases replaces each alias in the tree by the node it names, once
+// the profile has refused it (NIKA-YAML-002): the rest of the audit judges
+// the value a reader would expand, so an alias gets its own code and no
+// second, generic one for its shape. A self-referring alias stays as is.
+func derefAliases(n *yaml.Node, onPath map[*yaml.Node]bool) {
+	if n == nil || onPath[n] {
+		return
+	}
+	onPath[n] = true
+	defer delete(onPath, n)
+	for i, ch := range n.Content {
+		if ch.Kind == yaml.AliasNode && ch.Alias != nil && !onPath[ch.Alias] {
+			n.Content[i] = ch.Alias
+			ch = ch.Alias
+		}
+		derefAliases(ch, onPath)
+	}
 }
 
 // safeDecode shields the audit from a panic inside the YAML library: a

@@ -402,6 +402,9 @@ func TestConformanceCoreThroughTheCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if want := fmt.Sprintf("**Result: %d of %d cases pass through `nika check --json`.**", pass, len(cases)); !strings.Contains(string(b), want) {
+		t.Errorf("checker/CONFORMANCE.md does not state this run's figure (-update-conformance): %s", want)
+	}
 	for _, row := range rows {
 		if !strings.Contains(string(b), row+"\n") {
 			t.Errorf("checker/CONFORMANCE.md does not hold this run's row (go test ./cmd/nika -run TestConformanceCoreThroughTheCLI -update-conformance):\n%s", row)
@@ -439,4 +442,189 @@ func writeConformanceTable(doc string, pass, total int, rows []string) error {
 	return os.WriteFile(doc, []byte(s), 0o644)
 }
 
-var resultLine = regexp.MustCompile(`\*\*Result: [^*]*\*\*`)
+var (
+	resultLine     = regexp.MustCompile(`\*\*Result: \d+ of \d+ cases pass through [^*]*\*\*`)
+	specResultLine = regexp.MustCompile(`\*\*Result: \d+ of \d+ cases from the spec's text pass through [^*]*\*\*`)
+)
+
+// specCaseExpectation is the expected.json of a case under
+// checker/testdata/spec: the suite's shape, with the spec text it enacts.
+type specCaseExpectation struct {
+	coreExpectation
+	Source string `json:"source"`
+	Quote  string `json:"quote"`
+}
+
+// TestSpecCasesThroughTheCLI runs the cases the spec's own text states
+// (checker/testdata/spec, quoted and checked against the spec by the
+// checker's TestSpecCases) through the built nika check --json, each in a
+// fresh directory with the files beside it. The product must emit exactly
+// the expected codes, no more and no fewer.
+func TestSpecCasesThroughTheCLI(t *testing.T) {
+	nika, err := exec.LookPath("nika")
+	if err != nil {
+		t.Fatalf("the nika command TestMain installs is not on PATH: %v", err)
+	}
+	root := filepath.Join("..", "..", "checker", "testdata", "spec")
+	rows, pass, total := specCaseRows(t, nika, root)
+	t.Logf("cases from the spec's text through nika check --json: %d of %d pass", pass, total)
+	if total == 0 {
+		t.Fatal("no case under checker/testdata/spec")
+	}
+	doc := filepath.Join("..", "..", "checker", "CONFORMANCE.md")
+	result := fmt.Sprintf("**Result: %d of %d cases from the spec's text pass through `nika check --json`.**", pass, total)
+	if *updateConformance {
+		if err := writeSection(doc, "## Cases from the spec's text\n", "| case | source | expected | emitted (errors) | verdict |\n| --- | --- | --- | --- | --- |\n", rows); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(doc, []byte(specResultLine.ReplaceAllString(string(b), result)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), result) {
+		t.Errorf("checker/CONFORMANCE.md does not state this run's figure (-update-conformance): %s", result)
+	}
+	for _, row := range rows {
+		if !strings.Contains(string(b), row+"\n") {
+			t.Errorf("checker/CONFORMANCE.md does not hold this run's row (-update-conformance):\n%s", row)
+		}
+	}
+}
+
+func specCaseRows(t *testing.T, nika, root string) (rows []string, pass, total int) {
+	var dirs []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == "expected.json" {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+		return nil
+	})
+	sort.Strings(dirs)
+	for _, dir := range dirs {
+		total++
+		name, _ := filepath.Rel(root, dir)
+		name = filepath.ToSlash(name)
+		raw, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var exp specCaseExpectation
+		if err := json.Unmarshal(raw, &exp); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		v := checkCase(t, nika, dir)
+		var want []string
+		for _, e := range exp.Errors {
+			want = append(want, e.Code)
+		}
+		want = uniqSorted(want)
+		got := uniqSorted(v.errors)
+		verdict := "pass"
+		switch {
+		case !slices.Equal(got, want):
+			verdict = "FAIL: got " + strings.Join(got, ", ")
+			t.Errorf("%s: codes %v, want %v · %s", name, got, want, v.detail)
+		case len(want) > 0 && v.exit != exitFindings, len(want) == 0 && v.exit != 0:
+			verdict = fmt.Sprintf("FAIL: exit %d", v.exit)
+			t.Errorf("%s: exit %d", name, v.exit)
+		default:
+			pass++
+		}
+		expected, found := "valid", "clean"
+		if len(want) > 0 {
+			expected = strings.Join(want, ", ")
+		}
+		if len(got) > 0 {
+			found = strings.Join(got, ", ")
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s |", name, exp.Source, expected, found, verdict))
+	}
+	return rows, pass, total
+}
+
+// writeSection replaces the table of a section of the document (or
+// appends the section) with rows.
+func writeSection(doc, head, tableHead string, rows []string) error {
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	i := strings.Index(s, head)
+	if i < 0 {
+		s = strings.TrimRight(s, "\n") + "\n\n" + head
+		i = strings.Index(s, head)
+	}
+	rest := s[i+len(head):]
+	// Keep the section's prose; replace from its table to the next section.
+	j := strings.Index(rest, "\n| ")
+	end := len(rest)
+	if k := strings.Index(rest, "\n## "); k >= 0 {
+		end = k + 1
+	}
+	prose := rest[:end]
+	if j >= 0 && j < end {
+		prose = rest[:j+1]
+	}
+	s = s[:i+len(head)] + prose + "\n" + tableHead + strings.Join(rows, "\n") + "\n" + rest[end:]
+	s = strings.ReplaceAll(s, "\n\n\n", "\n\n")
+	return os.WriteFile(doc, []byte(s), 0o644)
+}
+
+// TestExamplesAndTemplatesThroughTheCLI: every workflow of the spec's
+// examples/ and templates/, copied as a folder into a fresh directory, is
+// clean under the built nika check --json, children and skills beside it
+// included.
+func TestExamplesAndTemplatesThroughTheCLI(t *testing.T) {
+	nika, err := exec.LookPath("nika")
+	if err != nil {
+		t.Fatalf("the nika command TestMain installs is not on PATH: %v", err)
+	}
+	specRoot := shared.Dir(t, "nika-spec")
+	for _, folder := range []string{"examples", "templates"} {
+		dir := filepath.Join(t.TempDir(), folder)
+		if err := os.CopyFS(dir, os.DirFS(filepath.Join(specRoot, folder))); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(nika, "check", "--json")
+		cmd.Dir = dir
+		var stdout bytes.Buffer
+		cmd.Stdout = &stdout
+		err := cmd.Run()
+		var out struct {
+			Clean   bool `json:"clean"`
+			Reports []struct {
+				Path     string `json:"path"`
+				Findings []struct {
+					Code, Severity, Message string
+				} `json:"findings"`
+			} `json:"reports"`
+		}
+		if jerr := json.Unmarshal(stdout.Bytes(), &out); jerr != nil {
+			t.Fatalf("%s: %v (%v)\n%s", folder, jerr, err, stdout.String())
+		}
+		if len(out.Reports) == 0 {
+			t.Fatalf("%s: nika check judged no workflow", folder)
+		}
+		for _, r := range out.Reports {
+			for _, f := range r.Findings {
+				if f.Severity == "error" {
+					t.Errorf("%s/%s: %s %s", folder, r.Path, f.Code, f.Message)
+				}
+			}
+		}
+		if err != nil || !out.Clean {
+			t.Errorf("%s: nika check exited %v, clean=%v", folder, err, out.Clean)
+		}
+		t.Logf("%s: %d workflow(s) clean through nika check --json", folder, len(out.Reports))
+	}
+}
