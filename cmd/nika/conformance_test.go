@@ -405,6 +405,9 @@ func TestConformanceCoreThroughTheCLI(t *testing.T) {
 	if want := fmt.Sprintf("**Result: %d of %d cases pass through `nika check --json`.**", pass, len(cases)); !strings.Contains(string(b), want) {
 		t.Errorf("checker/CONFORMANCE.md does not state this run's figure (-update-conformance): %s", want)
 	}
+	if want := fmt.Sprintf("**%d of %d pass**", pass, len(cases)); !readmeSays(t, want) {
+		t.Errorf("README.md's checker section does not state this run's figure: %s", want)
+	}
 	for _, row := range rows {
 		if !strings.Contains(string(b), row+"\n") {
 			t.Errorf("checker/CONFORMANCE.md does not hold this run's row (go test ./cmd/nika -run TestConformanceCoreThroughTheCLI -update-conformance):\n%s", row)
@@ -492,6 +495,11 @@ func TestSpecCasesThroughTheCLI(t *testing.T) {
 	}
 	if !strings.Contains(string(b), result) {
 		t.Errorf("checker/CONFORMANCE.md does not state this run's figure (-update-conformance): %s", result)
+	}
+	if pass == total {
+		if want := fmt.Sprintf("%d cases written from the spec's own text", total); !readmeSays(t, want) {
+			t.Errorf("README.md's checker section does not state this run's figure: %s", want)
+		}
 	}
 	for _, row := range rows {
 		if !strings.Contains(string(b), row+"\n") {
@@ -627,4 +635,16 @@ func TestExamplesAndTemplatesThroughTheCLI(t *testing.T) {
 		}
 		t.Logf("%s: %d workflow(s) clean through nika check --json", folder, len(out.Reports))
 	}
+}
+
+// readmeSays reports whether the README holds the words, white space
+// folded, so a figure the README states is the figure a run measures.
+func readmeSays(t *testing.T, words string) bool {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fold := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	return strings.Contains(fold(string(b)), fold(words))
 }
