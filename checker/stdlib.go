@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"strings"
@@ -478,8 +479,14 @@ func (w *workflow) jqCompiles(n *yaml.Node, what string) {
 	}
 }
 
-// jqCompileError returns why a jq program does not compile, or "".
-func jqCompileError(prog string) string {
+// jqCompileError returns why a jq program does not compile, or "". A
+// panic inside the jq library is a finding, never a crash of the audit.
+func jqCompileError(prog string) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprintf("the jq compiler failed on it: %v", r)
+		}
+	}()
 	if jqReadsEnv(prog) {
 		return "" // refused with its own message
 	}
