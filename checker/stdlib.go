@@ -52,6 +52,10 @@ func (w *workflow) builtinArgs(t *task, id string, tool *yaml.Node) {
 		w.globArgs(args)
 	case "nika:grep":
 		w.grepArgs(args)
+	case "nika:notify":
+		if ch := mapGet(args, "channel"); literal(ch) && !oneOf(ch.Value, "webhook", "slack", "email", "discord", "sms") {
+			w.c.add("NIKA-BUILTIN-001", ch, "use channel webhook, slack, email, discord or sms", "nika:notify channel %q is not one of webhook, slack, email, discord, sms", ch.Value)
+		}
 	case "nika:jq":
 		if e := mapGet(args, "expression"); literal(e) && isStr(e) {
 			w.jqCompiles(e, "nika:jq expression")
