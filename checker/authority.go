@@ -314,8 +314,14 @@ func (w *workflow) authority() {
 	w.eff = w.collectEffects(needs)
 	w.skills()
 	if w.permits == nil {
-		w.absentPermits(needs)
+		w.absentPermits(needs, "the absent permits: block grants no authority")
 	} else {
+		if w.permEmpty {
+			// « permits: {} MUST be identical to an absent block »: zero
+			// authority, said out loud. Each effect is also outside the
+			// declared boundary, which judge reports.
+			w.absentPermits(needs, "the empty permits: block declares zero authority, as an absent one does")
+		}
 		for _, nd := range needs {
 			w.judge(nd)
 		}
@@ -325,7 +331,7 @@ func (w *workflow) authority() {
 	w.liftChecks()
 	w.orderLaw()
 	w.statusLiterals()
-	w.deadEdges()
+	w.liveness()
 	w.sharedWrites()
 	w.drift()
 	w.consentLaw()
@@ -335,7 +341,7 @@ func (w *workflow) authority() {
 }
 
 // absentPermits refuses every effect under an absent permits: block.
-func (w *workflow) absentPermits(needs []need) {
+func (w *workflow) absentPermits(needs []need, why string) {
 	byTask := map[*task][]need{}
 	var order []*task
 	for _, nd := range needs {
@@ -357,7 +363,7 @@ func (w *workflow) absentPermits(needs []need) {
 		if n == nil {
 			n = t.key
 		}
-		w.c.add("NIKA-AUTH-006", n, fix, "task %q needs %s, but the absent permits: block grants no authority", t.id, strings.Join(uniqSorted(what), ", "))
+		w.c.add("NIKA-AUTH-006", n, fix, "task %q needs %s, but %s", t.id, strings.Join(uniqSorted(what), ", "), why)
 	}
 }
 
@@ -577,6 +583,38 @@ var reentryTokens = map[string]bool{
 	"--upload-pack": true, "--receive-pack": true, "-o": false, "--config": false,
 }
 
+// programReentry are the flags of one program that make it read or run
+// something other than its data: jq reads a program from a file (-f,
+// --from-file), loads modules (-L, --library-path) and binds files
+// (--rawfile, --slurpfile).
+var programReentry = map[string][]string{
+	"jq":   {"-f", "--from-file", "-L", "--library-path", "--rawfile", "--slurpfile"},
+	"gojq": {"-f", "--from-file", "-L", "--library-path", "--rawfile", "--slurpfile"},
+	"yq":   {"--from-file", "-L"},
+}
+
+// reentryFlag returns the re-entry flag an argv token carries for prog,
+// or "": the token itself, its name before an "=" (--exec=rm), or, for a
+// program with short re-entry flags, a cluster holding one (jq -rf).
+func reentryFlag(prog, tok string) string {
+	name, _, _ := strings.Cut(tok, "=")
+	if reentryTokens[tok] {
+		return tok
+	}
+	if reentryTokens[name] && strings.HasPrefix(name, "-") {
+		return name
+	}
+	for _, f := range programReentry[prog] {
+		if name == f {
+			return f
+		}
+		if len(f) == 2 && len(name) > 2 && name[0] == '-' && name[1] != '-' && strings.ContainsRune(name[1:], rune(f[1])) {
+			return f
+		}
+	}
+	return ""
+}
+
 // execReentry refuses an untrusted argv token that resolves to a
 // re-entry flag the program allowlist does not list.
 func (w *workflow) execReentry() {
@@ -600,7 +638,12 @@ func (w *workflow) execReentry() {
 				continue
 			}
 			tok := strings.TrimSpace(res.text)
-			if reentryTokens[tok] && !oneOf(tok, w.permits.exec...) {
+			prog := ""
+			if p0 := cmd.Content[0]; isStr(p0) && !hasTemplate(p0.Value) {
+				prog = path.Base(p0.Value)
+			}
+			if flag := reentryFlag(prog, tok); flag != "" && !oneOf(tok, w.permits.exec...) && !oneOf(flag, w.permits.exec...) {
+				tok = flag
 				lifted := false
 				for _, src := range res.tainted {
 					lifted = lifted || w.lifts(t, "taint", src)

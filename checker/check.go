@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Limits of the strict YAML profile.
@@ -47,10 +48,13 @@ func CheckFS(fsys fs.FS, filePath string, data []byte) Report {
 
 // checker holds the state of one audit.
 type checker struct {
-	path     string
-	data     []byte
-	fsys     fs.FS
-	depth    int // composition depth, to stop runaway child chains
+	path  string
+	data  []byte
+	fsys  fs.FS
+	depth int // composition depth, to stop runaway child chains
+	// chain lists the workflows (paths) that compose this one, outermost
+	// first: a child that leads back to one of them is a cycle.
+	chain    []string
 	findings []Finding
 	seen     map[string]bool
 	// tasksNode is the value of the root tasks: key, whose repeated keys
@@ -167,7 +171,42 @@ func (c *checker) sorted() []Finding {
 	return out
 }
 
-var yamlLineRe = regexp.MustCompile(`line (\d+)`)
+var (
+	yamlLineRe      = regexp.MustCompile(`line (\d+)`)
+	unknownAnchorRe = regexp.MustCompile(`unknown anchor '([^']*)' referenced`)
+)
+
+// posOf is the line and column (1-based, in characters) of the first
+// occurrence of needle in the source, or 1:1.
+func (c *checker) posOf(needle string) (int, int) {
+	i := bytes.Index(c.src, []byte(needle))
+	if i < 0 {
+		return 1, 1
+	}
+	line := 1 + bytes.Count(c.src[:i], []byte("\n"))
+	start := bytes.LastIndexByte(c.src[:i], '\n') + 1
+	return line, 1 + utf8.RuneCount(c.src[start:i])
+}
+
+// nfc refuses source bytes that are not in Unicode Normalization Form C:
+// « NFC obligatoire (jamais une normalisation silencieuse) », so that two
+// encodings of one text never hash differently. Text already in NFC,
+// combining marks included, is legal.
+func (c *checker) nfc(data []byte) {
+	if !utf8.Valid(data) || norm.NFC.IsNormal(data) {
+		return
+	}
+	n, _ := norm.NFC.Span(data, true)
+	// Point at the start of the character that composes differently.
+	for n > 0 && !utf8.RuneStart(data[n]) {
+		n--
+	}
+	line := 1 + bytes.Count(data[:n], []byte("\n"))
+	start := bytes.LastIndexByte(data[:n], '\n') + 1
+	col := 1 + utf8.RuneCount(data[start:n])
+	r, _ := utf8.DecodeRune(data[n:])
+	c.addAt("NIKA-YAML-011", line, col, "save the file in Unicode NFC (most editors: normalize to NFC)", "the text is not in Unicode NFC at U+%04X; the profile never normalizes silently", r)
+}
 
 // parse decodes the bytes into one YAML document and applies the strict
 // profile. It returns the root node of the document (a mapping for any
@@ -183,6 +222,7 @@ func (c *checker) parse() *yaml.Node {
 		c.bom = true
 	}
 	c.src = data
+	c.nfc(data)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	err := safeDecode(dec, &doc)
@@ -191,6 +231,13 @@ func (c *checker) parse() *yaml.Node {
 		return nil
 	}
 	if err != nil {
+		if m := unknownAnchorRe.FindStringSubmatch(err.Error()); m != nil {
+			// An alias is refused for what it is, whether or not its
+			// anchor exists: the decoder stops at one with no anchor.
+			line, col := c.posOf("*" + m[1])
+			c.addAt("NIKA-YAML-002", line, col, "repeat the value explicitly", "alias *%s is not allowed (and no anchor &%s precedes it)", m[1], m[1])
+			return nil
+		}
 		line := 1
 		if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
 			if n, e := strconv.Atoi(m[1]); e == nil && n > 0 {
@@ -223,7 +270,27 @@ func (c *checker) parse() *yaml.Node {
 		c.tasksNode = mapGet(root, "tasks")
 	}
 	c.profile(root, 1, false)
+	derefAliases(root, map[*yaml.Node]bool{})
 	return root
+}
+
+// derefAliases replaces each alias in the tree by the node it names, once
+// the profile has refused it (NIKA-YAML-002): the rest of the audit judges
+// the value a reader would expand, so an alias gets its own code and no
+// second, generic one for its shape. A self-referring alias stays as is.
+func derefAliases(n *yaml.Node, onPath map[*yaml.Node]bool) {
+	if n == nil || onPath[n] {
+		return
+	}
+	onPath[n] = true
+	defer delete(onPath, n)
+	for i, ch := range n.Content {
+		if ch.Kind == yaml.AliasNode && ch.Alias != nil && !onPath[ch.Alias] {
+			n.Content[i] = ch.Alias
+			ch = ch.Alias
+		}
+		derefAliases(ch, onPath)
+	}
 }
 
 // safeDecode shields the audit from a panic inside the YAML library: a

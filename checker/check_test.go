@@ -106,7 +106,7 @@ func TestCheckFindings(t *testing.T) {
 			"    exec: { command: [\"ls\"], shell: \"ls\" }",
 			"  c:",
 			"    invoke: { tool: \"nika:log\", workflow: ./x.nika.yaml }",
-		), []string{"NIKA-PARSE-018@5:5", "NIKA-PARSE-005@5:14", "NIKA-PARSE-019@7:30", "NIKA-PARSE-019@9:33"}},
+		), []string{"NIKA-PARSE-018@5:5", "NIKA-PARSE-005@5:14", "NIKA-PARSE-019@7:30", "NIKA-PARSE-009@9:33"}},
 		{"references: roots, declarations, boundary", lines(
 			"nika: hello",
 			"inputs:",

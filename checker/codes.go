@@ -85,6 +85,16 @@ var catalog = map[string]codeInfo{
 	"NIKA-BUILTIN-001":         {"validation_error", SeverityError, "a builtin call violates its statically checkable argument contract, or names a builtin that does not exist."},
 	"NIKA-BUILTIN-DONE-001":    {"validation_error", SeverityError, "nika:done ends an agent loop; it is only meaningful in an agent tools: whitelist, never as a standalone invoke."},
 	"NIKA-BUILTIN-COMPOSE-001": {"validation_error", SeverityError, "nika:compose is an agent-loop tool; it is only meaningful in an agent tools: whitelist, never as a standalone invoke."},
+	"NIKA-BUILTIN-WAIT-003":    {"validation_error", SeverityError, "nika:wait takes exactly one of duration: (a quoted Go duration) and until: (a timestamp); timeout: caps an until: wait only."},
+	"NIKA-BUILTIN-PROMPT-002":  {"validation_error", SeverityError, "a nika:prompt shape that can never be answered: a mode outside confirm, input and choice, a choice prompt without a non-empty choices: list, or a default: that is not one of the choices."},
+	"NIKA-BUILTIN-CONVERT-001": {"validation_error", SeverityError, "a nika:convert argument error: from: and to: are required, each one of json, yaml, toml and csv, never the same format; formula_guard: and has_header: are booleans."},
+	"NIKA-BUILTIN-EDIT-001":    {"validation_error", SeverityError, "a nika:edit argument error: find: and replace: are required, find: is not empty, and count: is a non-negative integer (a string \"2\" is refused, never read as replace-all)."},
+	"NIKA-BUILTIN-INSPECT-001": {"validation_error", SeverityError, "nika:inspect needs view: cost, records, dag_info or threads."},
+	"NIKA-BUILTIN-EMIT-001":    {"validation_error", SeverityError, "nika:emit needs an event_type: matching ^[a-z][a-z0-9_.-]*$."},
+	"NIKA-BUILTIN-HASH-001":    {"validation_error", SeverityError, "a nika:hash argument error: an unknown op: (hash, sign, verify), a broken or unsupported algo: (md5 and sha1 are refused; blake3, sha256, sha512), an encoding: outside hex and base64, a missing per-op argument, an argument of another op, or a sign key: that is not a ${{ secrets.X }} reference."},
+	"NIKA-BUILTIN-DATE-001":    {"validation_error", SeverityError, "nika:date op: must be one of now, add, subtract, format, parse and diff."},
+	"NIKA-BUILTIN-GLOB-001":    {"validation_error", SeverityError, "a nika:glob pattern is not a valid glob (an unclosed bracket, say)."},
+	"NIKA-BUILTIN-GREP-001":    {"validation_error", SeverityError, "a nika:grep pattern does not compile as an RE2 regular expression (no backreferences, no lookaround)."},
 	"NIKA-PROVIDER-001":        {"validation_error", SeverityError, "a model id must be <provider>/<name> with a canonical provider prefix (ollama, lmstudio, llamacpp, localai, vllm, mistral, anthropic, openai, gemini, deepseek, xai, groq, openrouter, huggingface, nvidia, moonshot, mock)."},
 	"NIKA-AGENT-003":           {"validation_error", SeverityError, "a skills: path does not resolve: the file is missing, or the path is templated or a glob."},
 	"NIKA-AGENT-004":           {"validation_error", SeverityError, "a skills: file is not a valid Agent Skill: it needs a YAML frontmatter with a non-empty name and description."},
@@ -132,3 +142,8 @@ func Codes() []string {
 	sortStrings(out)
 	return out
 }
+
+// Category returns the category of a code the checker emits
+// (validation_error, security_error, parse_error, variable_error), or ""
+// for a code it does not know.
+func Category(code string) string { return catalog[code].category }

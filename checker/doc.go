@@ -51,6 +51,20 @@
 //
 // Check judges the bytes alone. CheckFS additionally reads, never writes,
 // the files a workflow names beside itself (agent skills and composed
-// child workflows) through an fs.FS, the way the post-apply hook sees the
-// working tree.
+// child workflows) through an fs.FS, and the checker never chooses that
+// file system: each door hands it its own source of truth, from one
+// constructor per source, so no door forgets. The preview's audit and
+// nika verify pass the proposal commit's tree (gitstage.TreeFS, through
+// flow.ProposalFS): exactly what the apply will write, with every
+// neighbour as it will be. The post-apply check and nika check pass the
+// disk beneath the root (safefs.DirFS), which never follows a symlink.
+// The session passes its snapshot of the working tree (flow.SnapshotFS).
+//
+// Composition reads children the same way and judges the laws a static
+// check can see (14-composition.md): a static, pinned target, an acyclic
+// call graph across files, the typed call (args against the child's
+// inputs:, its outputs: against the parent's returns:), and containment
+// of the child's authority, its own children's included. A file is
+// reported missing only when the file system says it does not exist; a
+// symlink, an unreadable file or a path outside the root is not judged.
 package checker

@@ -15,7 +15,13 @@ func FuzzCheck(f *testing.F) {
 	f.Add("x.nika.yaml", []byte("nika: v1\nworkflow: w\ntasks:\n  - id: a\n    exec: \"ls | wc\"\n"))
 	f.Add("x.nika.yaml", []byte("tasks:\n  a:\n    when: \"${{ (((with.a == 1) && !b) || c.d[0] in [1,2]) ? 'x' : 'y' }}\"\n"))
 	f.Add("x.nika.yaml", []byte("nika: p\npermits: { fs: { read: [\"./**\"] } }\ntasks:\n  a:\n    invoke: { tool: nika:read, args: { path: \"../${{ inputs.p }}\" } }\ninputs:\n  p: { type: string, default: \"../../x\" }\n"))
+	f.Add("x.nika.yaml", []byte("nika: x\npermits: {}\ntasks:\n  a:\n    invoke: { workflow: ./loop.nika.yaml, args: { n: 1 } }\n    returns: { object: { n: integer } }\n"))
+	f.Add("x.nika.yaml", []byte("nika: x\ntasks:\n  a:\n    invoke: { tool: nika:jq, args: { expression: \".a | map(\" } }\n    extract: { b: \".[\" }\n"))
+	f.Add("x.nika.yaml", []byte("nika: x\ntasks:\n  a:\n    invoke: { tool: nika:hash, args: { op: sign, algo: md5, key: x } }\n  b:\n    after: { a: skipped }\n    invoke: { tool: nika:fetch, args: { url: u, form: { a: [1] }, multipart: [{ name: n, value: v, path: p }], traverse: { max_pages: 99 } } }\n"))
+	f.Add("x.nika.yaml", []byte("nika: x\ntasks:\n  a:\n    infer: { prompt: \"cafe\u0301\" }\n  b:\n    infer: { prompt: *nowhere }\n"))
 	fsys := fstest.MapFS{
+		"loop.nika.yaml":    {Data: []byte("nika: loop\ninputs:\n  n: { type: integer, required: true }\npermits: {}\ntasks:\n  a:\n    invoke: { workflow: ./loop2.nika.yaml }\noutputs:\n  n: { value: \"${{ tasks.a.output }}\", type: integer }\n")},
+		"loop2.nika.yaml":   {Data: []byte("nika: loop2\npermits: {}\ntasks:\n  a:\n    invoke: { workflow: ./loop.nika.yaml }\n")},
 		"child.nika.yaml":   {Data: []byte("nika: child\ntasks:\n  a:\n    exec: { command: [\"ls\"] }\n")},
 		"skills/s/SKILL.md": {Data: []byte("---\nname: s\ndescription: d\n---\nbody\n")},
 	}

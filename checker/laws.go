@@ -590,62 +590,6 @@ func skillProblem(data []byte) string {
 	return ""
 }
 
-// compose judges invoke: workflow: children.
-func (w *workflow) compose() {
-	for _, t := range w.tasks {
-		if t.verb != "invoke" {
-			continue
-		}
-		wf := mapGet(t.verbNode, "workflow")
-		if !isStr(wf) {
-			continue
-		}
-		if hasTemplate(wf.Value) || strings.TrimSpace(wf.Value) == "" {
-			w.c.add("NIKA-COMP-001", wf, "name the child by a static relative path", "the child workflow %q is not statically resolvable", wf.Value)
-			continue
-		}
-		if w.c.fsys == nil {
-			continue
-		}
-		data, st := w.c.readBeside(wf.Value)
-		if st == besideMissing {
-			w.c.add("NIKA-COMP-001", wf, "place the child file beside this workflow, or fix the path", "the child workflow %q does not exist", wf.Value)
-		}
-		if st != besideFound {
-			continue
-		}
-		childPath := path.Clean(path.Join(path.Dir(w.c.path), wf.Value))
-		if childPath == path.Clean(w.c.path) {
-			w.c.add("NIKA-COMP-003", wf, "a workflow cannot launch itself", "task %q composes its own workflow", t.id)
-			continue
-		}
-		if w.c.depth >= 8 {
-			continue
-		}
-		sub := &checker{path: childPath, data: data, fsys: w.c.fsys, depth: w.c.depth + 1}
-		root := sub.parse()
-		if root == nil || !isMap(root) {
-			continue
-		}
-		cw := sub.checkWorkflow(root)
-		if cw == nil {
-			continue
-		}
-		for _, nd := range cw.needs() {
-			switch {
-			case cw.permits == nil:
-				w.c.add("NIKA-COMP-002", wf, "declare the child's own permits: block", "the child %q needs %s but declares no permits:, so it holds zero authority", wf.Value, describeNeed(nd))
-			case w.permits == nil:
-				w.c.add("NIKA-COMP-002", wf, "declare a permits: block that covers the child's effects", "the child %q needs %s, beyond this workflow's zero authority", wf.Value, describeNeed(nd))
-			default:
-				if ok, why := w.permits.allows(nd); !ok {
-					w.c.add("NIKA-COMP-002", wf, "grant the child's effect in this workflow's permits: too", "the child %q needs %s: %s", wf.Value, describeNeed(nd), why)
-				}
-			}
-		}
-	}
-}
-
 var statusVocabulary = []string{"success", "failure", "skipped", "cancelled"}
 
 // statusLiterals refuses a status compared against a literal outside the
@@ -913,21 +857,4 @@ func (w *workflow) contentSources(t *task) []string {
 		}
 	}
 	return sortedKeys(set)
-}
-
-// deadEdges refuses an after: edge whose pass-set the producer can never
-// reach: a producer gated by when: false only ever settles skipped (or
-// cancelled), so success, failure and unwind never admit the consumer.
-func (w *workflow) deadEdges() {
-	for _, t := range w.tasks {
-		for _, a := range t.after {
-			p := w.byID[a.target]
-			if p == nil || !oneOf(a.pred, "success", "failure", "unwind") {
-				continue
-			}
-			if b, ok := boolVal(p.when); ok && !b {
-				w.c.add("NIKA-DAG-006", a.key, "use after: { "+a.target+": terminal }, or drop the edge", "task %q waits for %s of %q, which has when: false and can only settle skipped", t.id, a.pred, a.target)
-			}
-		}
-	}
 }

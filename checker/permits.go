@@ -38,6 +38,7 @@ func (w *workflow) permitsBlock(key, n *yaml.Node) {
 	w.permNode = key
 	p := &permits{}
 	w.permits = p
+	w.permEmpty = isNull(n) || (isMap(n) && len(n.Content) == 0)
 	if isNull(n) {
 		return
 	}

@@ -51,7 +51,7 @@ var builtins = map[string]builtin{
 	"nika:tts_generate":     {writes: []string{"output_dir/"}},
 	"nika:uuid":             {},
 	"nika:validate":         {},
-	"nika:wait":             {oneOfArgs: []string{"duration", "until"}},
+	"nika:wait":             {},
 	"nika:write":            {writes: []string{"path"}, required: []string{"path", "content"}},
 }
 
@@ -135,6 +135,7 @@ func (w *workflow) checkTool(t *task, n *yaml.Node) {
 			c.add("NIKA-VAR-005", e, "declare the value as an input or a secret and pass it in", "the jq expression of %s reads the engine's environment; an expression sees only its input", id)
 		}
 	}
+	w.builtinArgs(t, id, n)
 	if id == "nika:fetch" {
 		mode := mapGet(args, "mode")
 		if isStr(mode) && !hasTemplate(mode.Value) && !oneOf(mode.Value, fetchModes...) {

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -141,6 +142,12 @@ func (w *workflow) checkType(n *yaml.Node, fieldPos bool) bool {
 				ok = false
 			}
 		}
+		// « an empty range is refused at parse (NIKA-TYPE-001), never
+		// silently inhabited by nothing ».
+		if lo, hi := mapGet(v, "min"), mapGet(v, "max"); ok && isNumber(lo) && isNumber(hi) && numLess(hi.Value, lo.Value) {
+			c.add("NIKA-TYPE-001", hi, "make min at most max", "the range %s..%s is empty: no value inhabits it", lo.Value, hi.Value)
+			ok = false
+		}
 		return ok
 	case "string":
 		if isNull(v) {
@@ -169,6 +176,12 @@ func (w *workflow) checkType(n *yaml.Node, fieldPos bool) bool {
 				c.add("NIKA-TYPE-001", p.k, "keep pattern, min_len and max_len", "unknown string refinement %q", p.k.Value)
 				ok = false
 			}
+		}
+		lo, okLo := intVal(mapGet(v, "min_len"))
+		hi, okHi := intVal(mapGet(v, "max_len"))
+		if ok && okLo && okHi && hi < lo {
+			c.add("NIKA-TYPE-001", mapGet(v, "max_len"), "make min_len at most max_len", "the length range %d..%d is empty: no string inhabits it", lo, hi)
+			ok = false
 		}
 		return ok
 	}
@@ -351,4 +364,11 @@ func (w *workflow) returnsFit(t *task) {
 			w.c.add("NIKA-TYPE-004", r, "return bytes, or decode the stream as text or json", "task %q returns a non-bytes type over decode: bytes", t.id)
 		}
 	}
+}
+
+// numLess reports a < b for two YAML number literals.
+func numLess(a, b string) bool {
+	x, err1 := strconv.ParseFloat(strings.ReplaceAll(a, "_", ""), 64)
+	y, err2 := strconv.ParseFloat(strings.ReplaceAll(b, "_", ""), 64)
+	return err1 == nil && err2 == nil && x < y
 }

@@ -95,6 +95,12 @@ type workflow struct {
 	secrets  map[string]*secretDecl
 	permits  *permits
 	permNode *yaml.Node
+	// permEmpty: the block is present and declares nothing (permits: or
+	// permits: {}), the same zero authority as an absent block.
+	permEmpty bool
+	// composed are the children this workflow could read, with their
+	// effective needs.
+	composed []composedChild
 	run      *yaml.Node
 	tasks    []*task
 	byID     map[string]*task
@@ -377,7 +383,9 @@ func (w *workflow) secretsBlock(n *yaml.Node) {
 		case src.Value == "vault":
 			c.add("NIKA-PARSE-019", src, "use source: env or source: file until vault resolution ships", "secret %q uses source vault, which is withdrawn until it resolves at run time", p.k.Value)
 		default:
-			c.add("NIKA-PARSE-019", src, "use source: env or source: file", "secret %q has an unknown source %q", p.k.Value, src.Value)
+			// A source outside the closed set names no store, so the
+			// entry is not a store reference.
+			c.add("NIKA-PARSE-014", src, "use source: env or source: file", "secret %q has an unknown source %q, so it references no store", p.k.Value, src.Value)
 		}
 	}
 }
@@ -730,7 +738,9 @@ func (w *workflow) verbShape(t *task) {
 		case tl == nil && wf == nil:
 			c.add("NIKA-PARSE-018", t.verbKey, "add tool: \"nika:<builtin>\" or tool: \"mcp:<server>/<tool>\"", "invoke: requires tool: (or workflow: for a composed child)")
 		case tl != nil && wf != nil:
-			c.add("NIKA-PARSE-019", mapKey(v, "workflow"), "keep tool: or workflow:, not both", "invoke: carries both tool: and workflow:")
+			// « Both present, or neither, is a validation error (NIKA-PARSE ·
+			// the same shape as two verbs on one task) ».
+			c.add("NIKA-PARSE-009", mapKey(v, "workflow"), "keep tool: or workflow:, not both", "invoke: carries both tool: and workflow:, two callees on one task")
 		}
 		if tl != nil {
 			if !isStr(tl) {
@@ -795,6 +805,8 @@ func (w *workflow) boundaryShapes(t *task) {
 				c.add("NIKA-VAR-005", p.v, "a jq binding reads the task's output only; remove the ${{ }}", "extract.%s carries a ${{ }} template", p.k.Value)
 			} else if jqReadsEnv(p.v.Value) {
 				c.add("NIKA-VAR-005", p.v, "declare the value as an input or a secret and bind it with with:", "extract.%s reads the engine's environment; an expression sees only its input", p.k.Value)
+			} else {
+				w.jqCompiles(p.v, "extract."+p.k.Value+" jq binding")
 			}
 		}
 	}

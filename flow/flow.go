@@ -40,7 +40,8 @@ type Proposed struct {
 	Format    string           // the format that was parsed
 	Unchanged []changeset.Path // named paths whose bytes would not change
 	Repairs   map[changeset.Path][]checker.RepairStep
-	Notes     []string // the fix ladder's notes: what it would not guess
+	Notes     []string       // the fix ladder's notes: what it would not guess
+	repo      *gitstage.Repo // whose objects hold the proposal's tree (Audit)
 	// Again says the input was already staged as this pending proposal:
 	// the same id and the same commit, nothing new written.
 	Again bool
@@ -65,7 +66,7 @@ func Propose(repo *Repo, in ProposeInput) (*Proposed, error) {
 // not read.
 func ProposeDraft(repo *Repo, draft *changeset.Draft, in ProposeInput) (*Proposed, error) {
 	r := repo.g
-	out := &Proposed{Format: draft.Format}
+	out := &Proposed{Format: draft.Format, repo: r}
 	if len(draft.Intents) == 0 {
 		return out, nil
 	}
@@ -187,7 +188,7 @@ func Load(repo *Repo, id string) (*Proposed, error) {
 	}
 	l.Proposal.Set.Branch = rec.Branch
 	l.Proposal.Set.Root = r.Root
-	out := &Proposed{Proposal: l.Proposal, Record: rec}
+	out := &Proposed{Proposal: l.Proposal, Record: rec, repo: r}
 	if len(rec.Notes) > 0 {
 		var n recordNotes
 		if json.Unmarshal(rec.Notes, &n) == nil {

@@ -16,7 +16,9 @@ import (
 // paths (repo-relative, as the set names them), reading each one from disk
 // under root. Other paths are ignored. Reports come back sorted by path,
 // one per file. A file is read through safefs, so a symlink anywhere on its
-// path is refused, never followed.
+// path is refused, never followed; the files a workflow names beside
+// itself (skills, composed children) are read the same way, from the disk
+// beneath root (safefs.DirFS).
 //
 // Every file that can be read is checked; the refusals for the ones that
 // cannot (a symlink, a file gone since the apply, an unreadable file) are
@@ -53,13 +55,14 @@ func checkFiles(root string, paths []string) ([]checker.Report, []error) {
 	}
 	defer r.Close()
 	var reports []checker.Report
+	fsys := safefs.DirFS(root)
 	for _, p := range audited {
 		data, err := r.ReadFile(p)
 		if err != nil {
 			errs = append(errs, readRefusal(p, err))
 			continue
 		}
-		reports = append(reports, checker.Check(p, data))
+		reports = append(reports, checker.CheckFS(fsys, p, data))
 	}
 	return reports, errs
 }

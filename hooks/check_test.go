@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nika-dev/nika/checker"
 	"github.com/nika-dev/nika/refusal"
 )
 
@@ -105,4 +106,48 @@ func TestCheckFilesWithNothingAudited(t *testing.T) {
 	if err != nil || len(reports) != 0 {
 		t.Fatalf("%+v %v", reports, err)
 	}
+}
+
+// TestCheckFilesJudgesTheNeighboursOnDisk: the post-apply check reads the
+// files a workflow names beside itself from the disk beneath the root: a
+// composed child that is missing, or one that needs more than the parent
+// grants, is a finding; a child reached through a symlink is never read.
+func TestCheckFilesJudgesTheNeighboursOnDisk(t *testing.T) {
+	const parent = "nika: parent\npermits:\n  exec: [echo]\ntasks:\n  call:\n    invoke:\n      workflow: ./child.nika.yaml\n"
+	const child = "nika: child\npermits:\n  net:\n    http: [api.example.com]\n  tools: [nika:fetch]\ntasks:\n  get:\n    invoke:\n      tool: nika:fetch\n      args: { url: \"https://api.example.com/x\" }\n"
+	root := t.TempDir()
+	writeFile(t, root, "flows/parent.nika.yaml", parent)
+	reports, err := CheckFiles(root, []string{"flows/parent.nika.yaml"})
+	if err != nil || len(reports) != 1 {
+		t.Fatalf("%+v %v", reports, err)
+	}
+	if codes := codesOf(reports[0]); codes != "NIKA-COMP-001" {
+		t.Errorf("a missing child: %s, want NIKA-COMP-001", codes)
+	}
+	writeFile(t, root, "flows/child.nika.yaml", child)
+	reports, _ = CheckFiles(root, []string{"flows/parent.nika.yaml"})
+	if codes := codesOf(reports[0]); codes != "NIKA-COMP-002" {
+		t.Errorf("a child beyond the parent's grant: %s, want NIKA-COMP-002", codes)
+	}
+	os.Remove(filepath.Join(root, "flows/child.nika.yaml"))
+	writeFile(t, root, "elsewhere/child.nika.yaml", child)
+	if err := os.Symlink("../elsewhere/child.nika.yaml", filepath.Join(root, "flows/child.nika.yaml")); err != nil {
+		t.Skipf("cannot make a symlink: %v", err)
+	}
+	reports, _ = CheckFiles(root, []string{"flows/parent.nika.yaml"})
+	if codes := codesOf(reports[0]); codes == "NIKA-COMP-002" {
+		t.Errorf("the child was read through a symlink: %s", codes)
+	}
+}
+
+func codesOf(r checker.Report) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range r.Errors() {
+		if !seen[f.Code] {
+			seen[f.Code] = true
+			out = append(out, f.Code)
+		}
+	}
+	return strings.Join(out, " ")
 }

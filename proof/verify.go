@@ -164,7 +164,7 @@ func Verify(r *gitstage.Repo, commits []*gitstage.CommitInfo, opt Options) []*Re
 			}))
 			continue
 		}
-		for _, rep := range flow.Audit(w.p) {
+		for _, rep := range flow.Audit(r, w.p) {
 			for _, f := range rep.Findings {
 				res.Findings = append(res.Findings, Finding{rep.Path, f.Code, string(f.Severity), f.Line, f.Col, f.Message})
 			}

@@ -13,14 +13,13 @@ import (
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/checker"
 	"github.com/nika-dev/nika/flow"
-	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/refusal"
 )
 
 func (d *door) checkCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "check",
-		Usage:     "check Nika workflows and project files on disk (exit 0 clean, 2 findings, 3 internal error)",
+		Usage:     "check Nika workflows and project files on disk, in a repository or anywhere (exit 0 clean, 2 findings, 3 internal error)",
 		ArgsUsage: "[PATH...]",
 		Flags: []cli.Flag{jsonFlag,
 			&cli.BoolFlag{Name: "fix", Usage: "stage the fix ladder's repairs as a proposal (never writes in place)"}},
@@ -28,37 +27,76 @@ func (d *door) checkCommand() *cli.Command {
 	}
 }
 
+// checkTarget is one file nika check judges: its path relative to the
+// root whose disk holds its neighbours, and that root.
+type checkTarget struct {
+	root string // absolute: the repository root, or the directory judged from outside one
+	path string // slash-separated, relative to root: what the report names
+}
+
 // checkTargets lists the workflow and project files named by args (files,
-// or directories walked for them), repo-relative; with no args, every
-// workflow and project file in the working tree.
-func (d *door) checkTargets(root string, args []string) ([]string, error) {
-	wd, _ := os.Getwd()
-	if len(args) == 0 {
-		args = []string{root}
+// or directories walked for them); with no args, every workflow and project
+// file beneath the repository root, or beneath the current directory
+// outside a repository. A file inside the repository is judged against the
+// repository root (repo is nil outside one); any other file against the
+// current directory when it lies beneath it, else against its own
+// directory. The files beside a workflow are read from that root's disk.
+func checkTargets(repo *flow.Repo, args []string) ([]checkTarget, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, refusal.New(refusal.Io, "", "could not read the working directory: %v", unwrapPath(err))
 	}
-	seen := map[string]bool{}
-	var out []string
+	if len(args) == 0 {
+		args = []string{"."}
+		if repo != nil {
+			args = []string{repo.Root()}
+		}
+	}
+	beneath := func(root, abs string) (string, bool) {
+		rel, err := filepath.Rel(root, abs)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+			return "", false
+		}
+		return filepath.ToSlash(rel), true
+	}
+	rootOf := func(abs string, dir bool) (string, string) {
+		if repo != nil {
+			if rel, ok := beneath(repo.Root(), abs); ok {
+				return repo.Root(), rel
+			}
+		}
+		if rel, ok := beneath(wd, abs); ok {
+			return wd, rel
+		}
+		if dir {
+			return abs, "."
+		}
+		return filepath.Dir(abs), filepath.Base(abs)
+	}
+	seen := map[checkTarget]bool{}
+	var out []checkTarget
+	add := func(t checkTarget) {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
 	for _, a := range args {
 		abs := a
 		if !filepath.IsAbs(a) {
 			abs = filepath.Join(wd, a)
 		}
-		rel, err := filepath.Rel(root, abs)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return nil, refusal.New(refusal.NotAllowed, "name files inside the repository", "%s is outside the repository", changeset.Quote(a))
-		}
+		abs = filepath.Clean(abs)
 		fi, err := os.Lstat(abs)
 		if err != nil {
 			return nil, refusal.New(refusal.NotFound, "check the path", "cannot check %s: %v", changeset.Quote(a), unwrapPath(err))
 		}
 		if !fi.IsDir() {
-			p := filepath.ToSlash(rel)
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, p)
-			}
+			root, rel := rootOf(abs, false)
+			add(checkTarget{root, rel})
 			continue
 		}
+		root, _ := rootOf(abs, true)
 		err = filepath.WalkDir(abs, func(p string, e fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
@@ -69,11 +107,9 @@ func (d *door) checkTargets(root string, args []string) ([]string, error) {
 			if !e.Type().IsRegular() {
 				return nil
 			}
-			r, _ := filepath.Rel(root, p)
-			r = filepath.ToSlash(r)
-			if changeset.Classify(changeset.Path(r)).Audited() && !seen[r] {
-				seen[r] = true
-				out = append(out, r)
+			r, ok := beneath(root, p)
+			if ok && changeset.Classify(changeset.Path(r)).Audited() {
+				add(checkTarget{root, r})
 			}
 			return nil
 		})
@@ -81,16 +117,30 @@ func (d *door) checkTargets(root string, args []string) ([]string, error) {
 			return nil, err
 		}
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].root != out[j].root {
+			return out[i].root < out[j].root
+		}
+		return out[i].path < out[j].path
+	})
 	return out, nil
 }
 
 func (d *door) check(c *cli.Context) error {
+	// Inside a repository the repository is the root; outside one the
+	// files are judged on their own, with the disk beside them.
 	r, err := d.openRepo()
 	if err != nil {
-		return err
+		if refusal.ClassOf(err) != refusal.NotFound {
+			return err
+		}
+		r = nil
+		if c.Bool("fix") {
+			return refusal.New(refusal.Invalid, "run nika check --fix inside a git repository, or nika check without --fix here",
+				"--fix stages the repairs as a proposal, which needs a git repository, and this is not one")
+		}
 	}
-	paths, err := d.checkTargets(r.Root(), c.Args().Slice())
+	targets, err := checkTargets(r, c.Args().Slice())
 	if err != nil {
 		return err
 	}
@@ -98,18 +148,22 @@ func (d *door) check(c *cli.Context) error {
 	var draft changeset.Draft
 	draft.Format = "fix"
 	var repairs []string
-	for _, p := range paths {
-		b, err := os.ReadFile(filepath.Join(r.Root(), filepath.FromSlash(p)))
+	for _, t := range targets {
+		b, err := flow.ReadDisk(t.root, t.path)
 		if err != nil {
-			return refusal.New(refusal.Io, "", "cannot read %s: %v", changeset.Quote(p), unwrapPath(err))
+			return err
 		}
-		reports = append(reports, checker.Check(p, b))
+		reports = append(reports, checker.CheckFS(flow.DiskFS(t.root), t.path, b))
 		if c.Bool("fix") {
-			fixed, steps, _ := checker.Repair(p, b)
+			fixed, steps, _ := checker.Repair(t.path, b)
 			if len(steps) > 0 && string(fixed) != string(b) {
-				draft.Intents = append(draft.Intents, changeset.Intent{Op: changeset.OpEdit, Path: p, Content: fixed})
+				if r == nil || t.root != r.Root() {
+					return refusal.New(refusal.Invalid, "name only files inside the repository with --fix",
+						"--fix stages the repairs as a proposal of this repository, and %s is outside it", changeset.Quote(t.path))
+				}
+				draft.Intents = append(draft.Intents, changeset.Intent{Op: changeset.OpEdit, Path: t.path, Content: fixed})
 				for _, s := range steps {
-					repairs = append(repairs, fmt.Sprintf("%s:%d %s", p, s.Line, s.Description))
+					repairs = append(repairs, fmt.Sprintf("%s:%d %s", t.path, s.Line, s.Description))
 				}
 			}
 		}
@@ -141,9 +195,9 @@ func (d *door) check(c *cli.Context) error {
 	for _, rep := range reports {
 		for _, f := range rep.Findings {
 			n++
-			fmt.Fprintf(d.stdout, "%s:%d:%d: %s %s: %s\n", preview.Escape(rep.Path), f.Line, f.Col, f.Severity, f.Code, preview.Escape(f.Message))
+			fmt.Fprintf(d.stdout, "%s:%d:%d: %s %s: %s\n", escape(rep.Path), f.Line, f.Col, f.Severity, f.Code, escape(f.Message))
 			if f.Fix != "" {
-				fmt.Fprintf(d.stdout, "    fix: %s\n", preview.Escape(f.Fix))
+				fmt.Fprintf(d.stdout, "    fix: %s\n", escape(f.Fix))
 			}
 		}
 	}
@@ -158,7 +212,7 @@ func (d *door) check(c *cli.Context) error {
 		fmt.Fprintf(d.stdout, "%d file(s) checked: %d finding(s)\n", len(reports), n)
 	}
 	for _, rp := range repairs {
-		fmt.Fprintf(d.stdout, "repair: %s\n", preview.Escape(rp))
+		fmt.Fprintf(d.stdout, "repair: %s\n", escape(rp))
 	}
 	if fixID != "" {
 		fmt.Fprintf(d.stdout, "the repairs are staged as proposal %s; review and apply them with: nika apply %s\n", fixID, fixID[:12])

@@ -278,7 +278,7 @@ func (e *Engine) checkOne(p string) session.File {
 		f.Problem = err.Error()
 		return f
 	}
-	rep := checker.Check(p, data)
+	rep := checker.CheckFS(flow.SnapshotFS(e.Repo, 4<<20), p, data)
 	f.Clean = rep.Clean()
 	seen := map[string]bool{}
 	for _, fd := range rep.Findings {
@@ -350,7 +350,7 @@ func (e *Engine) Check(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rep := checker.Check(p, data)
+	rep := checker.CheckFS(flow.SnapshotFS(e.Repo, 4<<20), p, data)
 	var b strings.Builder
 	if len(rep.Findings) == 0 {
 		fmt.Fprintf(&b, "%s: clean\n", p)
