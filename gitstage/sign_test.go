@@ -503,10 +503,10 @@ func TestSplitSignature(t *testing.T) {
 
 func TestSplitCmdline(t *testing.T) {
 	cases := map[string][]string{
-		`ssh-add -L`:           {"ssh-add", "-L"},
+		`ssh-add -L`:             {"ssh-add", "-L"},
 		`  a   'b c'  "d \" e" `: {"a", "b c", `d " e`},
-		`x\ y z`:               {"x y", "z"},
-		`''`:                   {""},
+		`x\ y z`:                 {"x y", "z"},
+		`''`:                     {""},
 	}
 	for in, want := range cases {
 		got, err := splitCmdline(in)
