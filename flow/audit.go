@@ -55,5 +55,5 @@ func Audit(p *changeset.Proposal) []checker.Report {
 
 // PreviewInput is what the preview of a proposal renders.
 func PreviewInput(p *Proposed) preview.Input {
-	return preview.Input{Proposal: p.Proposal, Audits: Audit(p.Proposal), Repairs: p.Repairs}
+	return preview.Input{Proposal: p.Proposal, Audits: Audit(p.Proposal), Repairs: p.Repairs, Signing: p.Signing}
 }

@@ -41,6 +41,9 @@ type Proposed struct {
 	Unchanged []changeset.Path // named paths whose bytes would not change
 	Repairs   map[changeset.Path][]checker.RepairStep
 	Notes     []string // the fix ladder's notes: what it would not guess
+	// Signing says how the applied commit will be signed (see Signing);
+	// "" when git's configuration signs nothing.
+	Signing string
 }
 
 // Empty reports that the input proposed nothing.
@@ -112,7 +115,7 @@ func ProposeDraft(r *gitstage.Repo, draft *changeset.Draft, in ProposeInput) (*P
 	if err != nil {
 		return nil, err
 	}
-	out.Proposal, out.Record = p, rec
+	out.Proposal, out.Record, out.Signing = p, rec, Signing(r)
 	return out, nil
 }
 
@@ -185,7 +188,7 @@ func Load(r *gitstage.Repo, id string) (*Proposed, error) {
 	}
 	l.Proposal.Set.Branch = rec.Branch
 	l.Proposal.Set.Root = r.Root
-	out := &Proposed{Proposal: l.Proposal, Record: rec}
+	out := &Proposed{Proposal: l.Proposal, Record: rec, Signing: Signing(r)}
 	if len(rec.Notes) > 0 {
 		var n recordNotes
 		if json.Unmarshal(rec.Notes, &n) == nil {

@@ -128,7 +128,7 @@ func Revert(r *gitstage.Repo, commit string) (*Proposed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Proposed{Proposal: np, Record: rec, Format: "revert"}, nil
+	return &Proposed{Proposal: np, Record: rec, Format: "revert", Signing: Signing(r)}, nil
 }
 
 // revertConflict names the paths that HEAD changed since the proposal, and

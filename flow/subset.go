@@ -80,7 +80,7 @@ func Subset(r *gitstage.Repo, p *Proposed, only, exclude []string) (*Proposed, e
 	if err != nil {
 		return nil, err
 	}
-	out := &Proposed{Proposal: np}
+	out := &Proposed{Proposal: np, Signing: Signing(r)}
 	for _, c := range keep {
 		if steps, ok := p.Repairs[c.Path]; ok {
 			if out.Repairs == nil {

@@ -99,7 +99,7 @@ func (r *Repo) Signer() (*Signer, error) {
 		s.DefaultKeyCommand, _ = r.Config.Get("gpg.ssh.defaultKeyCommand")
 	default:
 		return nil, refusal.New(refusal.Invalid, "set gpg.format to openpgp, x509 or ssh (git config gpg.format ssh)",
-			"git's gpg.format is %q, which is not openpgp, x509 or ssh, so the commit cannot be signed · nothing was applied", cfgValue(r, "gpg.format"))
+			"git's gpg.format is %q, which is not openpgp, x509 or ssh", cfgValue(r, "gpg.format"))
 	}
 	s.Key, s.KeySet = r.Config.Get("user.signingkey")
 	if sig, err := r.Signature("committer"); err == nil {
@@ -370,7 +370,11 @@ func (s *Signer) signSSH(payload []byte) ([]byte, error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		why := programText(stderr.String(), map[string]string{buf: "the commit", keyFile: "the key"})
+		shown := key // a key file as configured
+		if _, ok := literalSSHKey(key); ok {
+			shown = "the public key"
+		}
+		why := programText(stderr.String(), map[string]string{buf: "the commit", keyFile: shown})
 		if strings.Contains(stderr.String(), "usage:") {
 			why = "ssh-keygen -Y sign is needed for ssh signing (available in openssh version 8.2p1+)"
 		}
@@ -946,7 +950,7 @@ func fileExists(p string) bool {
 }
 
 // programText cleans a program's output for a refusal or a report: the
-// temp file names become words, the home directory "~", every control or
+// temp files' names become words (names), the home directory "~", every control or
 // invisible character an escape, and the lines are joined with "; ".
 func programText(s string, names map[string]string) string {
 	for p, name := range names {
@@ -956,9 +960,6 @@ func programText(s string, names map[string]string) string {
 	}
 	if h, err := os.UserHomeDir(); err == nil && len(h) > 1 {
 		s = strings.ReplaceAll(s, h+"/", "~/")
-	}
-	if t := os.TempDir(); len(t) > 1 {
-		s = strings.ReplaceAll(s, strings.TrimRight(t, "/")+"/", "")
 	}
 	var lines []string
 	for _, l := range strings.Split(s, "\n") {

@@ -82,7 +82,7 @@ func resolveOne(r *gitstage.Repo, arg string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return rec.Commit, nil
+		return rec.Landed(), nil
 	}
 	h, err := r.ResolveRev(arg)
 	if err == nil {
@@ -90,7 +90,7 @@ func resolveOne(r *gitstage.Repo, arg string) (string, error) {
 	}
 	if isHex {
 		if rec, ferr := r.Find(arg); ferr == nil {
-			return rec.Commit, nil
+			return rec.Landed(), nil
 		} else if refusal.ClassOf(ferr) == refusal.Ambiguous {
 			return "", ferr
 		}

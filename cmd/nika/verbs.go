@@ -217,6 +217,9 @@ func (d *door) apply(c *cli.Context) error {
 	}
 	if !d.json {
 		fmt.Fprintf(d.stdout, "applied %s: %s is now at %s (%d file(s))\n", p.Proposal.ID[:12], branchName(p.Record.Branch), acc.Result.Commit[:12], len(acc.Result.Paths))
+		if acc.Result.Commit != p.Proposal.Commit {
+			fmt.Fprintf(d.stdout, "signed %s (%s): the signed twin of proposal commit %s\n", acc.Result.Commit[:12], p.Signing, p.Proposal.Commit[:12])
+		}
 	}
 	return d.afterApply(r, p, acc)
 }
@@ -227,6 +230,9 @@ func (d *door) afterApply(r *gitstage.Repo, p *flow.Proposed, acc *flow.Accepted
 	res, v, noteErr := acc.Result, acc.Verdict, acc.NoteErr
 	out := map[string]any{"type": "applied", "id": p.Proposal.ID, "commit": res.Commit, "branch": branchName(p.Record.Branch),
 		"paths": pathStrings(res.Paths), "verdict": v, "clean": v.Clean()}
+	if res.Commit != p.Proposal.Commit {
+		out["proposal_commit"] = p.Proposal.Commit // the branch moved to its signed twin
+	}
 	if noteErr != nil {
 		d.note("nika: the verdict could not be recorded as a git note: %s", d.scrub(noteErr.Error()))
 		out["note_error"] = d.scrub(noteErr.Error())
