@@ -801,7 +801,13 @@ func (r *Repo) checkGPG(program, sigFile string, sc *SignedCommit) *SigCheck {
 	case 'G':
 		switch {
 		case runErr != nil:
-			c.Result, c.Why = 'B', fmt.Sprintf("%s reported a good signature but failed: %v", clean(program), runErr)
+			// The signature matches the commit, and the program still
+			// fails it: the key is not valid (gpgsm: a certification chain
+			// that is not trusted). git verify-commit fails it too.
+			c.Why = fmt.Sprintf("%s accepts the signature but not its key", clean(program))
+			if c.Output != "" {
+				c.Why += " (" + c.Output + ")"
+			}
 		case trust < min:
 			c.Why = fmt.Sprintf("the key's trust is %s, below gpg.minTrustLevel %s", trustName(trust), trustLevels[min])
 		default:
@@ -963,7 +969,7 @@ func programText(s string, names map[string]string) string {
 	}
 	var lines []string
 	for _, l := range strings.Split(s, "\n") {
-		if strings.HasPrefix(l, "[GNUPG:] ") {
+		if strings.HasPrefix(l, "[GNUPG:] ") || strings.Contains(l, ": DBG: ") {
 			continue
 		}
 		if l = strings.TrimSpace(clean(strings.TrimRight(l, "\r"))); l != "" {
