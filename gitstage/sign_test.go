@@ -518,3 +518,47 @@ func TestSplitCmdline(t *testing.T) {
 		t.Error("an unclosed quote split")
 	}
 }
+
+// TestSSHLiteralKeyInAgent: user.signingkey key::<public key>, the private
+// key in ssh-agent: nika writes the public key to a temp file, as git does,
+// and the twin is exactly git's own signed commit.
+func TestSSHLiteralKeyInAgent(t *testing.T) {
+	need(t, "ssh-keygen", "ssh-agent", "ssh-add")
+	s := newSignRepo(t)
+	key := setupSSH(t, s)
+	sock := filepath.Join(t.TempDir(), "agent.sock")
+	agent := exec.Command("ssh-agent", "-D", "-a", sock)
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	t.Setenv("SSH_AUTH_SOCK", sock)
+	for i := 0; ; i++ {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		if i == 200 {
+			t.Fatal("ssh-agent made no socket")
+		}
+		exec.Command("sleep", "0.01").Run()
+	}
+	run(t, "", "ssh-add", "-q", key)
+	pub, _ := os.ReadFile(key + ".pub")
+	os.Rename(key, key+".moved") // only the agent has the private key now
+	s.g.Git("config", "user.signingkey", "key::"+strings.TrimSpace(string(pub)))
+	s.reopen(t)
+	twin, err := s.r.SignedTwin(s.proposal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (git 2.39 itself leaves its .git_signing_key_tmp file behind.)
+	if left, _ := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), ".git_signing_*")); len(left) > 0 {
+		t.Errorf("temp files left: %v", left)
+	}
+	tree := s.g.Git("rev-parse", s.proposal.String()+"^{tree}")
+	gits := s.g.Git("commit-tree", "-S", tree, "-p", "HEAD", "-m", "update a.txt\n\nNika-Proposal: "+strings.Repeat("ab", 32))
+	if gits != twin.String() {
+		t.Fatalf("nika's twin %s is not git's signed commit %s", twin, gits)
+	}
+	s.g.Git("verify-commit", twin.String())
+}
