@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -561,4 +562,99 @@ func TestSSHLiteralKeyInAgent(t *testing.T) {
 		t.Fatalf("nika's twin %s is not git's signed commit %s", twin, gits)
 	}
 	s.g.Git("verify-commit", twin.String())
+}
+
+// TestSSHPassphrase: a key with a passphrase signs when the passphrase is
+// given (here through SSH_ASKPASS, as at a terminal), and a wrong one
+// refuses as SigningFailed with no object written.
+func TestSSHPassphrase(t *testing.T) {
+	need(t, "ssh-keygen", "sh")
+	for _, tc := range []struct {
+		answer string
+		ok     bool
+	}{{"right horse", true}, {"wrong horse", false}} {
+		t.Run(tc.answer, func(t *testing.T) {
+			s := newSignRepo(t)
+			key := filepath.Join(t.TempDir(), "id")
+			run(t, "", "ssh-keygen", "-q", "-t", "ed25519", "-N", "right horse", "-C", "ada", "-f", key)
+			s.g.Git("config", "gpg.format", "ssh")
+			s.g.Git("config", "user.signingkey", key)
+			s.g.Git("config", "commit.gpgsign", "true")
+			s.reopen(t)
+			askpass := filepath.Join(t.TempDir(), "askpass")
+			os.WriteFile(askpass, []byte("#!/bin/sh\necho '"+tc.answer+"'\n"), 0o755)
+			t.Setenv("SSH_ASKPASS", askpass)
+			t.Setenv("SSH_ASKPASS_REQUIRE", "force")
+			t.Setenv("SSH_AUTH_SOCK", "")
+			before := s.g.Git("count-objects", "-v")
+			twin, err := s.r.SignedTwin(s.proposal)
+			if tc.ok {
+				if err != nil {
+					t.Fatal(err)
+				}
+				pub, _ := os.ReadFile(key + ".pub")
+				allowed := filepath.Join(t.TempDir(), "allowed")
+				os.WriteFile(allowed, []byte("ada "+string(pub)), 0o644)
+				s.g.Git("-c", "gpg.ssh.allowedSignersFile="+allowed, "verify-commit", twin.String())
+				return
+			}
+			if refusal.ClassOf(err) != refusal.SigningFailed || !strings.Contains(err.Error(), "nothing was applied") {
+				t.Fatalf("a wrong passphrase: %s, %v; want SigningFailed", twin, err)
+			}
+			if after := s.g.Git("count-objects", "-v"); after != before {
+				t.Errorf("a failed signature wrote objects")
+			}
+		})
+	}
+}
+
+// BenchmarkSignedTwinSSH: the cost signing adds to an apply, with an
+// ed25519 key file (one ssh-keygen run, two temp files, one loose object).
+func BenchmarkSignedTwinSSH(b *testing.B) {
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		b.Skip("ssh-keygen is not installed")
+	}
+	g := gittest.New(b)
+	b.Setenv("TMPDIR", b.TempDir())
+	g.Write("a.txt", "a\n")
+	g.Commit("first")
+	key := filepath.Join(b.TempDir(), "id")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput(); err != nil {
+		b.Fatal(err, string(out))
+	}
+	g.Git("config", "gpg.format", "ssh")
+	g.Git("config", "user.signingkey", key)
+	g.Git("config", "commit.gpgsign", "true")
+	r, err := Open(g.Dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tree := g.Git("rev-parse", "HEAD^{tree}")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		h := g.Git("commit-tree", tree, "-p", "HEAD", "-m", "m"+strconv.Itoa(i))
+		b.StartTimer()
+		if _, err := r.SignedTwin(plumbing.NewHash(h)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDescribeSSH: what naming the key costs each preview (one
+// ssh-keygen -lf for a key file).
+func BenchmarkDescribeSSH(b *testing.B) {
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		b.Skip("ssh-keygen is not installed")
+	}
+	key := filepath.Join(b.TempDir(), "id")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput(); err != nil {
+		b.Fatal(err, string(out))
+	}
+	s := &Signer{Format: FormatSSH, Program: "ssh-keygen", Key: key, KeySet: true}
+	for i := 0; i < b.N; i++ {
+		if d := s.Describe(); !strings.HasPrefix(d, "ssh, key SHA256:") {
+			b.Fatal(d)
+		}
+	}
 }
