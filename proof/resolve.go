@@ -1,7 +1,10 @@
 // Package proof reviews and proves applied proposals from git objects
 // alone: nika log lists them with their witnesses and recorded verdicts,
 // nika verify re-derives each one's id from its commit and parent and says
-// what does not hold. It reads git only through gitstage.
+// what does not hold, and checks a proposal commit's signature by git's
+// rules (signature.go): nika signs only after a human's yes, so a good
+// signature by a human's allowed key proves that human's consent. It reads
+// git only through gitstage.
 package proof
 
 import (
