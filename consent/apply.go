@@ -135,6 +135,18 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 		return nil, refusal.New(refusal.NotFound, "rebuild the preview with nika propose",
 			"the proposal commit %s is missing from the object database (pruned by git gc?) · nothing was applied", p.Commit)
 	}
+	// 2b. Sign as git commit does, after the yes and the checks under the
+	// locks, before the journal and the first write: when git's config asks
+	// for a signature, the branch moves to the proposal commit's signed twin,
+	// and the journal, reflog, record and result name the twin.
+	signed, err := r.SignedTwin(commit)
+	if err != nil {
+		return nil, err
+	}
+	if signed != commit {
+		twin := *p
+		twin.Commit, p, commit, rec.Applied = signed.String(), &twin, signed, signed.String()
+	}
 
 	// 3. The journal, before the first write: enough to finish or undo.
 	j := &journal{Version: 1, ID: p.ID, Commit: p.Commit, Base: p.Set.Base, Branch: rec.Branch, Goal: p.Set.Goal,

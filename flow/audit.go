@@ -91,7 +91,7 @@ func Audit(r *gitstage.Repo, p *changeset.Proposal) []checker.Report {
 
 // PreviewInput is what the preview of a proposal renders.
 func PreviewInput(p *Proposed) preview.Input {
-	return preview.Input{Proposal: p.Proposal, Audits: Audit(p.repo, p.Proposal), Repairs: p.Repairs}
+	return preview.Input{Proposal: p.Proposal, Audits: Audit(p.repo, p.Proposal), Repairs: p.Repairs, Signing: p.Signing}
 }
 
 // DiskFS is the disk beneath root as the checker reads it for nika check

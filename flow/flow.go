@@ -45,6 +45,9 @@ type Proposed struct {
 	// Again says the input was already staged as this pending proposal:
 	// the same id and the same commit, nothing new written.
 	Again bool
+	// Signing says how the applied commit will be signed (see Signing);
+	// "" when git's configuration signs nothing.
+	Signing string
 }
 
 // Empty reports that the input proposed nothing.
@@ -114,7 +117,7 @@ func ProposeDraft(repo *Repo, draft *changeset.Draft, in ProposeInput) (*Propose
 		return nil, err
 	}
 	out.Again = again
-	out.Proposal, out.Record = p, rec
+	out.Proposal, out.Record, out.Signing = p, rec, Signing(r)
 	return out, nil
 }
 
@@ -188,7 +191,7 @@ func Load(repo *Repo, id string) (*Proposed, error) {
 	}
 	l.Proposal.Set.Branch = rec.Branch
 	l.Proposal.Set.Root = r.Root
-	out := &Proposed{Proposal: l.Proposal, Record: rec, repo: r}
+	out := &Proposed{Proposal: l.Proposal, Record: rec, repo: r, Signing: Signing(r)}
 	if len(rec.Notes) > 0 {
 		var n recordNotes
 		if json.Unmarshal(rec.Notes, &n) == nil {

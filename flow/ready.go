@@ -31,5 +31,10 @@ func Ready(repo *Repo, p *Proposed) error {
 		return refusal.New(refusal.NotFound, "",
 			"the proposal commit %s is missing from the object database (pruned by git gc?) · nothing was applied", p.Proposal.Commit).WithFix(refusal.Repropose, p.ID())
 	}
+	if _, err := r.Signer(); err != nil {
+		// git's configuration asks for a signature that cannot be made:
+		// the apply would refuse after the yes.
+		return err
+	}
 	return nil
 }

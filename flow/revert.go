@@ -125,7 +125,7 @@ func Revert(repo *Repo, commit string) (*Proposed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Proposed{Proposal: np, Record: rec, Format: "revert", Again: again, repo: r}, nil
+	return &Proposed{Proposal: np, Record: rec, Format: "revert", Again: again, repo: r, Signing: Signing(r)}, nil
 }
 
 // revertConflict names the paths that HEAD changed since the proposal, and

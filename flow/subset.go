@@ -41,7 +41,7 @@ func Subset(repo *Repo, p *Proposed, only, exclude []string) (*Proposed, error) 
 	if set.Run != nil {
 		runTrailer = preview.RunJSON(set.Run)
 	}
-	out := &Proposed{repo: r}
+	out := &Proposed{repo: r, Signing: Signing(r)}
 	for _, c := range keep {
 		if steps, ok := p.Repairs[c.Path]; ok {
 			if out.Repairs == nil {

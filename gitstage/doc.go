@@ -9,6 +9,11 @@
 // git's locks itself: create <file>.lock exclusively, write, rename. The
 // index codec lives in gitstage/gitindex.
 //
+// When git's configuration asks for signed commits, it signs the commit an
+// apply lands as git would (sign.go): it runs the program git runs, with
+// git's arguments, and writes the proposal commit's signed twin; it never
+// holds a private key. It checks a commit's signature by git's rules too.
+//
 // Cost follows the change: staging k paths decodes only the trees along
 // those paths, and nothing here walks or hashes the working tree.
 package gitstage

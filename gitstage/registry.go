@@ -35,9 +35,21 @@ type Record struct {
 	State   State  `json:"state"`
 	Created int64  `json:"created"`
 	Decided int64  `json:"decided,omitempty"`
+	// Applied is the commit the branch moved to, when it is not the
+	// proposal commit: its signed twin (see Landed).
+	Applied string `json:"applied,omitempty"`
 	// Notes is what the door showed beside the preview that git cannot
 	// re-derive (the fix ladder's repairs), opaque to gitstage.
 	Notes json.RawMessage `json:"notes,omitempty"`
+}
+
+// Landed is the commit an applied proposal landed as: its signed twin when
+// git's configuration signed it, else the proposal commit.
+func (rec *Record) Landed() string {
+	if rec.State == Applied && rec.Applied != "" {
+		return rec.Applied
+	}
+	return rec.Commit
 }
 
 func (r *Repo) registryDir() string { return filepath.Join(r.NikaDir(), "proposals") }

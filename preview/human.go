@@ -35,6 +35,10 @@ type Input struct {
 	// Unchanged lists paths the input named whose bytes did not change; the
 	// preview says so, so that a silent no-op is never mistaken for a change.
 	Unchanged []changeset.Path
+	// Signing, when set, says how git's configuration will have the
+	// applied commit signed after the yes ("ssh, key SHA256:…"): the
+	// commit shown is then the unsigned proposal commit.
+	Signing string
 }
 
 // ErrInconsistent wraps every refusal to render a proposal whose parts do
@@ -99,6 +103,9 @@ func Human(w io.Writer, in Input, opt Options) error {
 
 	p.linef(cYellow, "proposal %s", safe(pr.ID))
 	p.linef("", "commit   %s", safe(pr.Commit))
+	if in.Signing != "" {
+		p.linef("", "signing  will be signed (%s) after the yes: the branch moves to the signed twin of the unsigned commit above", safe(in.Signing))
+	}
 	p.linef("", "base     %s", baseText(s))
 	p.linef("", "goal     %s", safe(s.Goal))
 	if s.Run != nil {

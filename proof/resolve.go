@@ -1,7 +1,10 @@
 // Package proof reviews and proves applied proposals from git objects
 // alone: nika log lists them with their witnesses and recorded verdicts,
 // nika verify re-derives each one's id from its commit and parent and says
-// what does not hold. It reads git only through gitstage.
+// what does not hold, and checks a proposal commit's signature by git's
+// rules (signature.go): nika signs only after a human's yes, so a good
+// signature by a human's allowed key proves that human's consent. It reads
+// git only through gitstage.
 package proof
 
 import (
@@ -82,7 +85,7 @@ func resolveOne(r *gitstage.Repo, arg string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return rec.Commit, nil
+		return rec.Landed(), nil
 	}
 	h, err := r.ResolveRev(arg)
 	if err == nil {
@@ -90,7 +93,7 @@ func resolveOne(r *gitstage.Repo, arg string) (string, error) {
 	}
 	if isHex {
 		if rec, ferr := r.Find(arg); ferr == nil {
-			return rec.Commit, nil
+			return rec.Landed(), nil
 		} else if refusal.ClassOf(ferr) == refusal.Ambiguous {
 			return "", ferr
 		}

@@ -49,6 +49,9 @@ type Result struct {
 	Paths    []string  `json:"paths"`
 	Failures []Failure `json:"failures"`
 	Findings []Finding `json:"findings"`
+	// Signature is what was found of a proven proposal's signature; nil
+	// for a commit that is not a proven proposal.
+	Signature *Signature `json:"signature"`
 }
 
 // Options tune Verify.
@@ -58,6 +61,10 @@ type Options struct {
 	// ExpectID, when set, is the id the selection was named by (a
 	// refs/nika/proposals/<id> ref): a commit proving another id fails.
 	ExpectID string
+	// RequireSigned fails proposal commits that are unsigned, whose
+	// signature cannot be checked, or whose key git's rules do not allow.
+	// A bad signature fails with or without it.
+	RequireSigned bool
 }
 
 // ShallowHint is the fix for a missing parent.
@@ -70,7 +77,8 @@ const ShallowHint = "a shallow clone needs at least the parent: git fetch --deep
 // proposal wrote must pass the checker, read from the commit's tree in
 // memory. A mismatch is classed with what the local registry and the other
 // commits of the run know: an edited or copied trailer, an amended tree, or
-// a wrong parent.
+// a wrong parent. A proven proposal's signature, if any, is checked by
+// git's rules (checkSignature).
 func Verify(r *gitstage.Repo, commits []*gitstage.CommitInfo, opt Options) []*Result {
 	type work struct {
 		res *Result
@@ -181,6 +189,7 @@ func Verify(r *gitstage.Repo, commits []*gitstage.CommitInfo, opt Options) []*Re
 			res.fail(refusal.TamperedTrailer, fmt.Sprintf("the ref names proposal %s, but the commit is proposal %s", short(opt.ExpectID), short(res.ID)),
 				"a published proposal lives at refs/nika/proposals/<its id>: push it again with nika push")
 		}
+		checkSignature(r, w.ci, res, opt.RequireSigned)
 		if len(res.Failures) == 0 {
 			res.Status = Proven
 		}
@@ -425,8 +434,8 @@ func Worst(rs []*Result) (refusal.Class, bool) {
 }
 
 // Severity orders the failure classes from the most serious.
-var Severity = []refusal.Class{refusal.CorruptObject, refusal.TamperedTrailer, refusal.AmendedTree, refusal.WrongParent,
-	refusal.MissingObjects, refusal.Findings, refusal.NotAProposal, refusal.Unsupported, refusal.Io, refusal.Internal}
+var Severity = []refusal.Class{refusal.CorruptObject, refusal.TamperedTrailer, refusal.BadSignature, refusal.AmendedTree, refusal.WrongParent,
+	refusal.KeyNotAllowed, refusal.Unsigned, refusal.MissingObjects, refusal.Findings, refusal.NotAProposal, refusal.Unsupported, refusal.Io, refusal.Internal}
 
 func severity(c refusal.Class) int {
 	for i, s := range Severity {

@@ -18,6 +18,7 @@ var codes = map[Class]int{
 	TooLarge:           14,
 	Io:                 15,
 	RollbackIncomplete: 16,
+	SigningFailed:      17,
 
 	// nika verify's failures.
 	TamperedTrailer: 20,
@@ -27,6 +28,9 @@ var codes = map[Class]int{
 	MissingObjects:  24,
 	NotAProposal:    25,
 	CorruptObject:   26,
+	Unsigned:        27,
+	BadSignature:    28,
+	KeyNotAllowed:   29,
 }
 
 // Code is the exit code of a class; an unknown class exits as Internal.

@@ -26,4 +26,17 @@ const (
 	NotAProposal Class = "NotAProposal"
 	// CorruptObject: an object's bytes do not hash to its id.
 	CorruptObject Class = "CorruptObject"
+
+	// Unsigned: verify --require-signed met a proposal commit without a
+	// signature.
+	Unsigned Class = "Unsigned"
+	// BadSignature: a proposal commit's signature does not verify (the
+	// commit or the signature was changed after signing), or it signs more
+	// than the proposal commit.
+	BadSignature Class = "BadSignature"
+	// KeyNotAllowed: verify --require-signed met a good signature by a key
+	// that git's rules do not allow: not in gpg.ssh.allowedSignersFile
+	// (ssh), not in the keyring or below gpg.minTrustLevel (openpgp,
+	// x509), expired or revoked.
+	KeyNotAllowed Class = "KeyNotAllowed"
 )

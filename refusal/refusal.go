@@ -37,6 +37,11 @@ const (
 	Io Class = "Io"
 	// RollbackIncomplete: an apply failed and could not restore every file.
 	RollbackIncomplete Class = "RollbackIncomplete"
+	// SigningFailed: git's configuration asks for signed commits
+	// (commit.gpgsign, or nika.sign), and the signing program failed: no
+	// key, no agent, a wrong passphrase, the program missing. Nothing was
+	// applied, as git commit writes nothing when its signer fails.
+	SigningFailed Class = "SigningFailed"
 	// Internal: a bug or an unexpected repository state.
 	Internal Class = "Internal"
 )

@@ -99,6 +99,9 @@ func (d *door) apply(c *cli.Context) error {
 	}
 	if !d.json {
 		fmt.Fprintf(d.stdout, "applied %s: %s is now at %s (%d file(s))\n", short(p.ID()), preview.Escape(p.Branch()), short(acc.Commit()), len(acc.Result.Paths))
+		if acc.Commit() != p.Proposal.Commit {
+			fmt.Fprintf(d.stdout, "signed %s (%s): the signed twin of proposal commit %s\n", short(acc.Commit()), escape(p.Signing), short(p.Proposal.Commit))
+		}
 	}
 	return d.afterApply(r, p, acc)
 }
@@ -129,6 +132,9 @@ func (d *door) humanPreview(p *flow.Proposed, colorOn bool) ([]byte, error) {
 func (d *door) afterApply(r *flow.Repo, p *flow.Proposed, acc *flow.Accepted) error {
 	res, v := acc.Result, acc.Verdict
 	out := appliedJSON{Type: "applied", ID: p.ID(), Commit: acc.Commit(), Branch: p.Branch(), Paths: pathStrings(res.Paths), Verdict: v, Clean: v.Clean()}
+	if acc.Commit() != p.Proposal.Commit {
+		out.ProposalCommit = p.Proposal.Commit // the branch moved to its signed twin
+	}
 	if acc.NoteErr != nil {
 		d.note("nika: the verdict could not be recorded as a git note: %s", preview.Escape(d.scrub(acc.NoteErr.Error())))
 		out.NoteError = d.scrub(acc.NoteErr.Error())

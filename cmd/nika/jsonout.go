@@ -55,15 +55,18 @@ type nothingJSON struct {
 }
 
 type appliedJSON struct {
-	Type      string       `json:"type"`
-	ID        string       `json:"id"`
-	Commit    string       `json:"commit"`
-	Branch    string       `json:"branch"`
-	Paths     []string     `json:"paths"`
-	Clean     bool         `json:"clean"`
-	Verdict   flow.Verdict `json:"verdict"`
-	Run       *runJSON     `json:"run,omitempty"`
-	NoteError string       `json:"note_error,omitempty"`
+	Type   string `json:"type"`
+	ID     string `json:"id"`
+	Commit string `json:"commit"`
+	// ProposalCommit is the unsigned proposal commit, when the branch
+	// moved to its signed twin.
+	ProposalCommit string       `json:"proposal_commit,omitempty"`
+	Branch         string       `json:"branch"`
+	Paths          []string     `json:"paths"`
+	Clean          bool         `json:"clean"`
+	Verdict        flow.Verdict `json:"verdict"`
+	Run            *runJSON     `json:"run,omitempty"`
+	NoteError      string       `json:"note_error,omitempty"`
 }
 
 type runJSON struct {

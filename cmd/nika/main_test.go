@@ -46,6 +46,14 @@ func setupGit(env *testscript.Env) error {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
 	}
+	// A script that signs with gpg or gpgsm keeps its keys in $WORK/gnupg
+	// (env GNUPGHOME=$WORK/gnupg); the agent gpg starts there is stopped
+	// when the script ends, passed or failed.
+	env.Defer(func() {
+		if _, err := os.Stat(env.WorkDir + "/gnupg"); err == nil {
+			exec.Command("gpgconf", "--homedir", env.WorkDir+"/gnupg", "--kill", "all").Run()
+		}
+	})
 	for k, v := range map[string]string{
 		"HOME":                home,
 		"GIT_CONFIG_NOSYSTEM": "1",
@@ -66,7 +74,8 @@ func setupGit(env *testscript.Env) error {
 }
 
 var scriptEnvKeys = []string{"PATH", "HOME", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
-	"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "NO_COLOR", "TERM", "PAGER", "GIT_PAGER", "LESS"}
+	"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "NO_COLOR", "TERM", "PAGER", "GIT_PAGER", "LESS",
+	"GNUPGHOME"}
 
 func scriptCmd(ts *testscript.TestScript, args []string) *exec.Cmd {
 	cmd := exec.Command(args[0], args[1:]...)

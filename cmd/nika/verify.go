@@ -17,7 +17,8 @@ func (d *door) verifyCommand() *cli.Command {
 		Usage:     "prove proposal commits from git objects alone (for CI): ids, witnesses, parents and the checker",
 		ArgsUsage: "[REV-RANGE | COMMIT | ID | REF]",
 		Flags: []cli.Flag{jsonFlag,
-			&cli.BoolFlag{Name: "require-all", Usage: "fail on commits that are not proposals"}},
+			&cli.BoolFlag{Name: "require-all", Usage: "fail on commits that are not proposals"},
+			&cli.BoolFlag{Name: "require-signed", Usage: "fail on proposal commits that are unsigned or whose key git's rules do not allow"}},
 		Action: d.verify,
 	}
 }
@@ -32,7 +33,7 @@ func (d *door) verify(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	results := proof.Verify(r, commits, proof.Options{RequireAll: c.Bool("require-all"), ExpectID: sel.ExpectID})
+	results := proof.Verify(r, commits, proof.Options{RequireAll: c.Bool("require-all"), ExpectID: sel.ExpectID, RequireSigned: c.Bool("require-signed")})
 	var nProven, nFailed, nOther int
 	for _, res := range results {
 		switch res.Status {
@@ -84,6 +85,9 @@ func (d *door) verify(c *cli.Context) error {
 		for _, f := range res.Findings {
 			fmt.Fprintf(&b, "  %s %s:%d:%d %s %s\n", f.Severity, esc(f.Path), f.Line, f.Col, f.Code, esc(f.Message))
 		}
+		if sg := res.Signature; sg != nil && sg.Status != proof.SigUnsigned {
+			fmt.Fprintf(&b, "  signature: %s\n", esc(signatureText(sg)))
+		}
 	}
 	switch {
 	case len(results) == 0:
@@ -100,4 +104,28 @@ func (d *door) verify(c *cli.Context) error {
 		return exitErr(code)
 	}
 	return nil
+}
+
+// signatureText is one line on a proposal commit's signature.
+func signatureText(s *proof.Signature) string {
+	what := s.Format + " signature"
+	if s.Signer != "" {
+		what += " by " + s.Signer
+	}
+	if s.Key != "" {
+		what += ", key " + s.Key
+	}
+	over := ""
+	if s.ProposalCommit != "" {
+		over = " over proposal commit " + short(s.ProposalCommit)
+	}
+	switch s.Status {
+	case proof.SigGood:
+		return "good " + what + over + ": its signer consented to this proposal"
+	case proof.SigNotAllowed:
+		return "good " + what + over + ", but the key is not allowed: " + s.Text
+	case proof.SigUnchecked:
+		return "not checked: " + s.Text
+	}
+	return "bad " + what
 }

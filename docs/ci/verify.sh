@@ -9,11 +9,16 @@
 # origin/main). The commits checked are BASE..HEAD. Set NIKA_ALLOW_COMMITS=1
 # to let ordinary commits (no Nika-Proposal trailer) through; by default they
 # fail (exit 25). Set NIKA_FETCH_PROPOSALS=1 to also fetch the proposals
-# published with nika push (refs/nika/proposals/*).
+# published with nika push (refs/nika/proposals/*). Set NIKA_REQUIRE_SIGNED=1
+# to require that every proposal is signed by an allowed key: the proof that
+# a human consented (nika signs only after the yes); NIKA_ALLOWED_SIGNERS
+# names the ssh allowed signers file (gpg.ssh.allowedSignersFile), relative
+# to the work tree's root.
 #
 # Exit codes: 0 proven; otherwise nika's (docs/exit-codes.md): 20 tampered
 # trailer, 21 amended tree, 22 wrong parent, 23 findings, 24 missing objects,
-# 25 not a proposal, 26 corrupt object.
+# 25 not a proposal, 26 corrupt object, 27 unsigned, 28 bad signature, 29 key
+# not allowed.
 set -eu
 
 base="${1:-${NIKA_BASE:-origin/main}}"
@@ -34,7 +39,15 @@ if [ "${NIKA_FETCH_PROPOSALS:-}" = 1 ]; then
 	nika fetch
 fi
 
-if [ "${NIKA_ALLOW_COMMITS:-}" = 1 ]; then
-	exec nika verify "$base..HEAD"
+if [ -n "${NIKA_ALLOWED_SIGNERS:-}" ]; then
+	git config gpg.ssh.allowedSignersFile "$NIKA_ALLOWED_SIGNERS"
 fi
-exec nika verify --require-all "$base..HEAD"
+signed=
+if [ "${NIKA_REQUIRE_SIGNED:-}" = 1 ]; then
+	signed=--require-signed
+fi
+
+if [ "${NIKA_ALLOW_COMMITS:-}" = 1 ]; then
+	exec nika verify $signed "$base..HEAD"
+fi
+exec nika verify --require-all $signed "$base..HEAD"
