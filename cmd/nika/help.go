@@ -128,6 +128,9 @@ func verbFlags(cmd *cli.Command) []flagInfo {
 		if df, ok := f.(cli.DocGenerationFlag); ok {
 			fi.Usage = df.GetUsage()
 			fi.Value = df.TakesValue()
+			if v := df.GetValue(); fi.Value && v != "" && v != "0" && v != `""` && v != "[]" {
+				fi.Usage += " (default: " + strings.Trim(v, `"`) + ")"
+			}
 		}
 		out = append(out, fi)
 	}

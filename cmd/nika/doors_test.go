@@ -1,0 +1,85 @@
+package main
+
+import (
+	"flag"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nika-dev/nika/refusal"
+)
+
+var update = flag.Bool("update", false, "rewrite the man pages under docs/man")
+
+// TestDoorsReachTheProjectThroughFlow keeps the door layer thin: no file of
+// cmd/nika imports the rooms that flow composes (git, the transaction, the
+// file system beneath the root, the hooks). A door that needs one of them
+// needs a flow function every door can share.
+func TestDoorsReachTheProjectThroughFlow(t *testing.T) {
+	forbidden := []string{"gitstage", "consent", "safefs", "hooks"}
+	files, _ := filepath.Glob("*.go")
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range af.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			for _, room := range forbidden {
+				if path == "github.com/nika-dev/nika/"+room || strings.HasPrefix(path, "github.com/nika-dev/nika/"+room+"/") {
+					t.Errorf("%s imports %s: doors reach the project through flow", f, path)
+				}
+			}
+		}
+	}
+}
+
+// TestEveryDoorWordsEveryFix: a fix a library names reaches every human in
+// the words of the door they use.
+func TestEveryDoorWordsEveryFix(t *testing.T) {
+	for _, f := range refusal.Fixes() {
+		if cliFix(f, "x") == "" {
+			t.Errorf("the CLI has no words for the fix %s", f)
+		}
+		if sessionFix(f, "x") == "" {
+			t.Errorf("the session has no words for the fix %s", f)
+		}
+		if w := sessionFix(f, "x"); strings.Contains(w, "--") {
+			t.Errorf("the session's words for %s name a CLI flag: %q", f, w)
+		}
+	}
+}
+
+// TestManPagesFresh keeps docs/man/nika.1 and docs/man/git-nika.1 equal to
+// what the command tree renders (go test ./cmd/nika -run TestManPages
+// -update rewrites them).
+func TestManPagesFresh(t *testing.T) {
+	d := &door{name: "nika"}
+	for _, name := range []string{"nika", "git-nika"} {
+		path := filepath.Join("..", "..", "docs", "man", name+".1")
+		want := manPage(name, d.commands())
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (generate it with go test ./cmd/nika -run TestManPages -update)", err)
+		}
+		if string(got) != want {
+			t.Errorf("%s is stale: the command tree changed (go test ./cmd/nika -run TestManPages -update)", path)
+		}
+	}
+}
