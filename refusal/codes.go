@@ -27,6 +27,11 @@ var codes = map[Class]int{
 	MissingObjects:  24,
 	NotAProposal:    25,
 	CorruptObject:   26,
+	// the session's.
+	NoIntelligence:      30,
+	IntelligenceRefused: 31,
+	WrongState:          32,
+	EmptyAnswer:         33,
 }
 
 // Code is the exit code of a class; an unknown class exits as Internal.

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
 
 	"github.com/nika-dev/nika/gitstage"
+	"github.com/nika-dev/nika/hostpath"
 	"github.com/nika-dev/nika/refusal"
 )
 
@@ -78,20 +77,19 @@ func (d *door) writeJSON(v any) error {
 	return err
 }
 
-// scrub replaces the repository's absolute paths in a text with relative
-// ones, so no host path reaches output.
-func (d *door) scrub(s string) string {
+// scrubber is the one host-path scrubber (package hostpath) for this
+// door's repository: the work tree becomes relative, home and the
+// temporary directories become <home> and <tmp>.
+func (d *door) scrubber() hostpath.Scrubber {
 	if d.repo == nil {
-		return s
+		return hostpath.New("", hostpath.Options{})
 	}
-	for _, p := range []string{d.repo.GitDir, d.repo.CommonDir} {
-		if rel, err := filepath.Rel(d.repo.Root, p); err == nil && !strings.HasPrefix(rel, "..") {
-			s = strings.ReplaceAll(s, p, rel)
-		}
-	}
-	s = strings.ReplaceAll(s, d.repo.Root+string(filepath.Separator), "")
-	return strings.ReplaceAll(s, d.repo.Root, ".")
+	return hostpath.New(d.repo.Root, hostpath.Options{Also: []string{d.repo.GitDir, d.repo.CommonDir}})
 }
+
+// scrub rewrites the known host places in machine output (law 7): it is
+// safe on any bytes, a preview's included.
+func (d *door) scrub(s string) string { return d.scrubber().Known(s) }
 
 // refuse prints a refusal: JSON on stdout with --json, text on stderr
 // otherwise.

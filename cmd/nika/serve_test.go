@@ -146,7 +146,7 @@ func TestServeStdioSession(t *testing.T) {
 
 	h := startServe(t)
 	snap := h.hello["snapshot"].(map[string]any)
-	if snap["root"] != "repo" || snap["workflows_total"].(float64) != 1 || h.hello["protocol"].(float64) != 1 {
+	if snap["root"] != "repo" || snap["workflows_total"].(float64) != 1 || h.hello["protocol"].(float64) != 2 {
 		t.Fatalf("hello %v", h.hello)
 	}
 	if got := kinds(h.call(map[string]any{"seq": 1, "call": "turn", "text": "/workflows"})); got != "answer" {
@@ -207,7 +207,7 @@ func TestServeStdioSession(t *testing.T) {
 	if got := kinds(h.call(map[string]any{"call": "answer_gate", "gate": gate, "line": "ship it"})); got != "refusal:AlreadyConsumed" {
 		t.Fatal(got)
 	}
-	if got := kinds(h.call(map[string]any{"call": "nonsense"})); got != "refusal:NotAllowed" {
+	if got := kinds(h.call(map[string]any{"call": "nonsense"})); got != "refusal:Invalid" {
 		t.Fatal(got)
 	}
 	if code := h.close(); code != 0 {

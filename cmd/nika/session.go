@@ -120,7 +120,7 @@ func (d *door) carry(eng *project.Engine, m *session.Machine, req session.Outcom
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
-		return []session.Outcome{session.Refusal{Class: session.Io, Text: eng.Scrub(fmt.Sprintf("the runner %s could not start: %v · check git config nika.runner", argv[0], err))}}
+		return []session.Outcome{session.Refusal{Class: session.Io, Text: eng.ScrubProgram(fmt.Sprintf("the runner %s could not start: %v · check git config nika.runner", argv[0], err))}}
 	}
 	return append([]session.Outcome{runOutcome{Status: "ran", Exit: code}}, m.ObserveRun(code, session.ParseRunOutput(out.Bytes()))...)
 }
@@ -173,7 +173,7 @@ func (d *door) terminalSession(eng *project.Engine) error {
 	io.WriteString(t.w, m.Snapshot().Summary())
 	fmt.Fprintln(t.w, "\nAsk a question, paste a reply or a patch, or type /help. /quit ends the session.")
 	for {
-		line, err := t.ask("nika> ")
+		line, err := t.ask(s.prompt())
 		if err != nil {
 			fmt.Fprintln(t.w)
 			break
@@ -192,6 +192,14 @@ func (d *door) terminalSession(eng *project.Engine) error {
 		fmt.Fprintf(t.w, "proposal %s stays pending (nika apply %s)\n", p.ID[:12], p.ID[:12])
 	}
 	return nil
+}
+
+// prompt is the session's prompt; it shows what /allow allows.
+func (s *termSession) prompt() string {
+	if a := s.m.Allowed(); len(a) > 0 {
+		return "nika [allow " + strings.Join(a, " ") + "]> "
+	}
+	return "nika> "
 }
 
 func whereNow(c intelligence.Choice, r session.Reasoner) string {
@@ -303,6 +311,8 @@ func (s *termSession) show(outs []session.Outcome) {
 			r := serveChoice(s.t, c)
 			s.m.SetReasoner(r)
 			fmt.Fprintf(w, "nika session · %s\n", whereNow(c, r))
+		case session.Builtins, session.Providers, session.LastRun:
+			io.WriteString(w, o.(session.Texter).Text())
 		case session.Refusal:
 			fmt.Fprintf(w, "nika: refused (%s): %s\n", v.Class, v.Text)
 		}
