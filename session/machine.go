@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
@@ -223,15 +222,19 @@ func (m *Machine) Bundle(question string) Bundle {
 			m.named = append(m.named, p)
 		}
 	}
-	kinds := map[string]bool{}
-	red := func(s string) string {
-		s, ks := Redact(s)
-		for _, k := range ks {
-			kinds[k] = true
+	var reds []Redaction
+	redIn := func(where string) func(string) string {
+		return func(s string) string {
+			s, rs := Redact(s)
+			for _, r := range rs {
+				r.Where = where
+				reds = append(reds, r)
+			}
+			return s
 		}
-		return s
 	}
-	b := Bundle{Identity: identity, Language: LanguageDigest(), Facts: red(m.snap.Summary()), Question: red(question)}
+	red := redIn("diagnostics")
+	b := Bundle{Identity: identity, Language: LanguageDigest(), Facts: redIn("facts")(m.snap.Summary())}
 	for _, w := range m.snap.Workflows {
 		if !w.Clean {
 			b.Diagnostics = append(b.Diagnostics, fmt.Sprintf("%s: %s", w.Path, strings.Join(w.Codes, " ")))
@@ -247,7 +250,7 @@ func (m *Machine) Bundle(question string) Bundle {
 		if len(data) > MaxFileBytes {
 			data, f.Truncated = data[:MaxFileBytes], true
 		}
-		f.Text = red(string(data))
+		f.Text = redIn("file " + p)(string(data))
 		b.Files = append(b.Files, f)
 		rep := checker.Check(p, data)
 		for _, fd := range rep.Findings {
@@ -255,12 +258,10 @@ func (m *Machine) Bundle(question string) Bundle {
 		}
 	}
 	for _, d := range m.dialogue {
-		b.Dialogue = append(b.Dialogue, Message{Role: d.Role, Text: red(d.Text)})
+		b.Dialogue = append(b.Dialogue, Message{Role: d.Role, Text: redIn("dialogue")(d.Text)})
 	}
-	for k := range kinds {
-		b.Redacted = append(b.Redacted, k)
-	}
-	sort.Strings(b.Redacted)
+	b.Question = redIn("question")(question)
+	b.Redacted = reds
 	return b
 }
 

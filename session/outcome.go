@@ -48,9 +48,9 @@ type Outcome interface{ Kind() string }
 type Answer struct {
 	Text        string       `json:"text"`
 	Corrections []Correction `json:"corrections,omitempty"`
-	// Redacted lists the kinds of secrets removed from what the model was
-	// sent for this answer.
-	Redacted []string `json:"redacted,omitempty"`
+	// Redacted lists each secret removed from what the model was sent
+	// for this answer: where, its line and its kind, never its value.
+	Redacted []Redaction `json:"redacted,omitempty"`
 }
 
 // Proposal is a staged proposal waiting for the human's consent.

@@ -259,7 +259,7 @@ func (s *termSession) show(outs []session.Outcome) {
 				fmt.Fprintf(w, "nika: correction (%s): %s\n", c.Kind, c.Text)
 			}
 			if len(v.Redacted) > 0 {
-				fmt.Fprintf(w, "nika: redacted before sending: %s\n", strings.Join(v.Redacted, ", "))
+				fmt.Fprintf(w, "nika: redacted before sending: %s\n", session.RedactedSummary(v.Redacted))
 			}
 		case session.Proposal:
 			io.WriteString(w, v.Preview)
