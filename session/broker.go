@@ -51,7 +51,9 @@ const (
 	MaxMessageBytes = 8 << 10
 )
 
-const identity = `You are the assistant inside nika, a git-native tool for projects written in the Nika workflow language. ` +
+// Identity is the first part of every bundle: who the model is, and what
+// it can and cannot do.
+const Identity = `You are the assistant inside nika, a git-native tool for projects written in the Nika workflow language. ` +
 	`You cannot change files, run commands or apply anything: you answer, and you may propose changes. ` +
 	`To propose a change, give each whole new file in a fenced block whose info string names its path, ` +
 	"like ```yaml path=flows/daily.nika.yaml. nika stages it as a proposal; only the human decides whether it is applied."

@@ -234,7 +234,7 @@ func (m *Machine) Bundle(question string) Bundle {
 		}
 	}
 	red := redIn("diagnostics")
-	b := Bundle{Identity: identity, Language: LanguageDigest(), Facts: redIn("facts")(m.snap.Summary())}
+	b := Bundle{Identity: Identity, Language: LanguageDigest(), Facts: redIn("facts")(m.snap.Summary())}
 	for _, w := range m.snap.Workflows {
 		if !w.Clean {
 			b.Diagnostics = append(b.Diagnostics, fmt.Sprintf("%s: %s", w.Path, strings.Join(w.Codes, " ")))
