@@ -408,6 +408,14 @@ func (d *door) call(eng *project.Engine, m *session.Machine, home string, req re
 	return all
 }
 
+// protocolOutcomes are the outcomes a result can hold, one of each type:
+// docs/protocol.md lists the same, field for field (protocol_doc_test.go).
+var protocolOutcomes = []session.Outcome{
+	session.Answer{}, session.Proposal{}, session.Discarded{}, session.Applied{}, session.RunRequested{},
+	runOutcome{}, session.GateAsk{}, session.ResumeRequested{}, session.AskIntelligence{}, snapshotOutcome{},
+	gatesOutcome{}, session.Builtins{}, session.Providers{}, session.LastRun{}, session.Refusal{},
+}
+
 type snapshotOutcome struct {
 	Snapshot session.Snapshot `json:"snapshot"`
 }
