@@ -176,7 +176,7 @@ func (m *Machine) ask(text string) []Outcome {
 		out = append(out, m.close("a question discards the pending proposal")...)
 	}
 	if m.rsn == nil {
-		return append(out, Refusal{Class: NoIntelligence, Text: "no intelligence is chosen, so there is no one to ask · paste a model's reply or a patch to stage it, use /workflows, /check, /explain, /pending, /log for facts, or /intelligence to choose one"})
+		return append(out, Refusal{Class: NoIntelligence, Text: "no intelligence is chosen, so there is no one to ask · paste a model's reply or a patch to stage it, use /workflows, /check, /explain, /builtins, /providers, /last-run, /pending, /log for facts, or /intelligence to choose one"})
 	}
 	b := m.Bundle(text)
 	ctx, cancel := context.WithTimeout(context.Background(), m.timeout)
