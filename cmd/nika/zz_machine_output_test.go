@@ -18,4 +18,3 @@ func TestZZMachineOutputWasRead(t *testing.T) {
 	}
 	os.RemoveAll(machineLogRoot)
 }
-
