@@ -136,6 +136,10 @@ func (m *Machine) allowCommand(arg string) []Outcome {
 	}
 	var added []string
 	for _, a := range strings.Fields(arg) {
+		// a shell habit: /allow 'docs/*.md' means docs/*.md
+		if len(a) >= 2 && (a[0] == '\'' || a[0] == '"') && a[len(a)-1] == a[0] {
+			a = a[1 : len(a)-1]
+		}
 		p := strings.TrimPrefix(a, "./")
 		switch {
 		case strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || strings.ContainsAny(p, "\x00\r\n") || p == "":

@@ -109,7 +109,7 @@ func TestAllow(t *testing.T) {
 	if got := summary(m.Turn("/allow docs/notes.md 'x' ./scripts/*.sh")); got != "Answer" {
 		t.Fatal(got)
 	}
-	if got := m.Allowed(); strings.Join(got, " ") != "docs/notes.md 'x' scripts/*.sh" {
+	if got := m.Allowed(); strings.Join(got, " ") != "docs/notes.md x scripts/*.sh" {
 		t.Fatal(got)
 	}
 	for _, bad := range []string{"/allow /etc/passwd", "/allow ../up.txt", "/allow a/../../b"} {
@@ -119,13 +119,13 @@ func TestAllow(t *testing.T) {
 	}
 	out := m.Turn(pasteP)
 	p := out[len(out)-1].(Proposal)
-	if strings.Join(p.Allowed, " ") != "docs/notes.md 'x' scripts/*.sh" || !strings.Contains(p.Preview, "allowed in this session (/allow): docs/notes.md") {
+	if strings.Join(p.Allowed, " ") != "docs/notes.md x scripts/*.sh" || !strings.Contains(p.Preview, "allowed in this session (/allow): docs/notes.md") {
 		t.Fatalf("%+v", p)
 	}
-	if strings.Join(eng.allowed, " ") != "docs/notes.md 'x' scripts/*.sh" {
+	if strings.Join(eng.allowed, " ") != "docs/notes.md x scripts/*.sh" {
 		t.Fatalf("the engine was given %v", eng.allowed)
 	}
-	if a := m.Turn("/allow")[0].(Answer); !strings.Contains(a.Text, "docs/notes.md, 'x', scripts/*.sh") {
+	if a := m.Turn("/allow")[0].(Answer); !strings.Contains(a.Text, "docs/notes.md, x, scripts/*.sh") {
 		t.Fatal(a.Text)
 	}
 }

@@ -499,14 +499,6 @@ func (e *Engine) LastRun() (*session.RunFacts, error) {
 	}
 	p := session.TraceDir + "/" + latest
 	data, err := e.read(p, session.MaxTraceBytes)
-	if err != nil && session.ClassOf(err) == session.NotAllowed && strings.Contains(err.Error(), "larger than") {
-		// A trace over the bound: read its start only.
-		f, ferr := root.ReadFile(p)
-		if ferr != nil {
-			return nil, session.Errorf(session.Io, "%s could not be read", p)
-		}
-		data, err = f, nil
-	}
 	if err != nil {
 		return nil, err
 	}
