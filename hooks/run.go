@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/nika-dev/nika/hostpath"
 )
 
 // Defaults of Options.
@@ -117,7 +119,29 @@ func (s *Set) Run(ctx context.Context, env Env, opt Options) []Result {
 			results = append(results, runOne(ctx, h, filepath.Join(tmp, strconv.Itoa(i)), root, environ, opt))
 		}
 	}
+	scrubHostPaths(results, env.Root, tmp, opt)
 	return results
+}
+
+// scrubHostPaths rewrites the host's paths in what the hooks printed and
+// in the reasons they did not run, with the one scrubber (package
+// hostpath): the verdict is recorded into a git note, which reaches nika
+// log --json and every clone the notes are pushed to, so it holds no
+// absolute path of this machine (law 7). The work tree becomes relative,
+// the hooks' private directory <tmp>, home <home>, the directories on the
+// hook's PATH and any other absolute path <path>.
+func scrubHostPaths(results []Result, root, tmp string, opt Options) {
+	if root != "" {
+		if abs, err := filepath.Abs(root); err == nil {
+			root = abs
+		}
+	}
+	s := hostpath.New(root, hostpath.Options{Temp: []string{tmp, opt.TempDir}, Path: filepath.SplitList(DefaultPath)})
+	for i := range results {
+		results[i].Output = s.Text(results[i].Output)
+		results[i].Error = s.Text(results[i].Error)
+		results[i].Skipped = s.Text(results[i].Skipped)
+	}
 }
 
 // prepare resolves the root, makes the private directory and builds the

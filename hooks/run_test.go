@@ -95,14 +95,21 @@ func TestAHookSeesExactlyTheExplicitEnvironment(t *testing.T) {
 	t.Setenv("LANG", "C.UTF-8")
 	t.Setenv("LC_ALL", "C")
 	root := repo(t)
-	hookFile(t, root, "env", sh("exec env -0"), 0o755)
+	// The hook writes its environment to a file of the test: what it
+	// prints is recorded with the host's paths scrubbed.
+	envFile := filepath.Join(t.TempDir(), "env")
+	hookFile(t, root, "env", sh("exec env -0 > "+envFile), 0o755)
 
 	rs := snapshotRun(t, root, Options{})
 	if len(rs) != 1 || rs[0].Failed() {
 		t.Fatalf("%+v", rs)
 	}
+	raw, err := os.ReadFile(envFile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	got := map[string]string{}
-	for _, kv := range strings.Split(strings.TrimSuffix(rs[0].Output, "\x00"), "\x00") {
+	for _, kv := range strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00") {
 		k, v, _ := strings.Cut(kv, "=")
 		got[k] = v
 	}
@@ -142,10 +149,41 @@ func TestPathDefaultsWhenNikaHasNone(t *testing.T) {
 	t.Setenv("PATH", "")
 	os.Unsetenv("PATH")
 	root := repo(t)
-	hookFile(t, root, "p", sh(`printf '%s' "$PATH"`), 0o755)
+	out := filepath.Join(t.TempDir(), "path")
+	hookFile(t, root, "p", sh(`printf '%s' "$PATH" > `+out), 0o755)
+	snapshotRun(t, root, Options{})
+	if b, _ := os.ReadFile(out); string(b) != DefaultPath {
+		t.Fatalf("PATH=%q, want %q", b, DefaultPath)
+	}
+}
+
+// TestHookOutputHasNoHostPath: what a hook prints is recorded into a git
+// note (and reaches nika log --json), so its host paths are scrubbed: the
+// work tree becomes relative, home <home>, the hook's private directory
+// <tmp>, the directories on its PATH and any other absolute path <path>.
+func TestHookOutputHasNoHostPath(t *testing.T) {
+	t.Setenv("HOME", "/home/tester")
+	root := repo(t)
+	hookFile(t, root, "p", sh(`echo "pwd=$PWD root=$NIKA_ROOT/flows/a.nika.yaml"`, `echo "home=$HOME/.config"`, `echo "path=$PATH"`, `echo "self=$0"`, `echo "other=/opt/site/lib/x.so" >&2`), 0o755)
 	rs := snapshotRun(t, root, Options{})
-	if rs[0].Output != DefaultPath {
-		t.Fatalf("PATH=%q, want %q", rs[0].Output, DefaultPath)
+	want := "pwd=. root=flows/a.nika.yaml\nhome=<home>/.config\n"
+	if !strings.HasPrefix(rs[0].Output, want) {
+		t.Fatalf("output %q, want it to start %q", rs[0].Output, want)
+	}
+	for _, l := range strings.Split(rs[0].Output, "\n") {
+		if strings.HasPrefix(l, "path=") && strings.Trim(strings.ReplaceAll(strings.TrimPrefix(l, "path="), "<path>", ""), ":") != "" {
+			t.Errorf("PATH not scrubbed: %q", l)
+		}
+	}
+	for _, leak := range []string{root, "/home/tester", "/opt/site", os.TempDir() + "/nika-hooks-"} {
+		if strings.Contains(rs[0].Output, leak) {
+			t.Errorf("the recorded output holds %q:\n%s", leak, rs[0].Output)
+		}
+	}
+	for _, w := range []string{"self=<tmp>/", "other=<path>"} {
+		if !strings.Contains(rs[0].Output, w) {
+			t.Errorf("the recorded output lacks %q:\n%s", w, rs[0].Output)
+		}
 	}
 }
 
@@ -374,7 +412,8 @@ func TestNoHooksDirectoryIsNoHooks(t *testing.T) {
 
 func TestTheSnapshotRunsThePreApplyVersion(t *testing.T) {
 	root := repo(t)
-	hookFile(t, root, "10-h", sh(`echo old`, `echo "$0"`), 0o755)
+	selfFile := filepath.Join(t.TempDir(), "self")
+	hookFile(t, root, "10-h", sh(`echo old`, `echo "$0" > `+selfFile), 0o755)
 	set, err := Snapshot(root)
 	if err != nil {
 		t.Fatal(err)
@@ -387,8 +426,9 @@ func TestTheSnapshotRunsThePreApplyVersion(t *testing.T) {
 	if got := names(rs); len(got) != 1 || got[0] != "10-h" {
 		t.Fatalf("ran %v, want only the hook that existed before the apply", got)
 	}
-	old, self, _ := strings.Cut(rs[0].Output, "\n")
-	self = strings.TrimSuffix(self, "\n")
+	old := strings.TrimSuffix(rs[0].Output, "\n")
+	b, _ := os.ReadFile(selfFile)
+	self := strings.TrimSuffix(string(b), "\n")
 	if old != "old" {
 		t.Fatalf("ran the rewritten hook: %q", rs[0].Output)
 	}

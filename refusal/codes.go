@@ -31,6 +31,11 @@ var codes = map[Class]int{
 	Unsigned:        27,
 	BadSignature:    28,
 	KeyNotAllowed:   29,
+	// the session's.
+	NoIntelligence:      30,
+	IntelligenceRefused: 31,
+	WrongState:          32,
+	EmptyAnswer:         33,
 }
 
 // Code is the exit code of a class; an unknown class exits as Internal.

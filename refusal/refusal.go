@@ -46,6 +46,23 @@ const (
 	Internal Class = "Internal"
 )
 
+// The classes of the session (the terminal session, nika serve --stdio):
+// what a host acts on when a turn or an answer cannot be carried out. They
+// share the table with every other class, so that a host tells Dirty from
+// Invalid from WrongState by one name and one code.
+const (
+	// NoIntelligence: the turn needed a model, and none is chosen (or the
+	// chosen one cannot be served on this machine).
+	NoIntelligence Class = "NoIntelligence"
+	// IntelligenceRefused: the model or its endpoint refused, or answered
+	// nothing usable.
+	IntelligenceRefused Class = "IntelligenceRefused"
+	// WrongState: nothing waits for this call (no proposal, no gate).
+	WrongState Class = "WrongState"
+	// EmptyAnswer: an empty answer decides nothing; what waits still waits.
+	EmptyAnswer Class = "EmptyAnswer"
+)
+
 // Error is a refusal: a class for the host, a lowercase text for the human
 // that says what was refused and why, and a hint that says the fix.
 //

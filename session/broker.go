@@ -3,7 +3,6 @@ package session
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/nika-dev/nika/checker"
@@ -12,8 +11,9 @@ import (
 // The context broker decides what a model receives: a typed Bundle and
 // nothing else. It is built from the snapshot, the files the human named
 // in this session (workflows and the project file only, bounded), the
-// checker's diagnostics on them, and the recent dialogue. Obvious secrets
-// are redacted from every part, and the kinds redacted are recorded. The
+// checker's diagnostics on them, and the recent dialogue. Secrets are
+// redacted from every part (redact.go: a maintained detector and nika's
+// structural rule), and each redaction's kind and line is recorded. The
 // process environment is never read here, so it cannot be sent.
 
 // Message is one line of the dialogue.
@@ -38,8 +38,9 @@ type Bundle struct {
 	Diagnostics []string    `json:"diagnostics"`
 	Dialogue    []Message   `json:"dialogue"`
 	Question    string      `json:"question"`
-	// Redacted lists the kinds of secrets removed, sorted (not sent).
-	Redacted []string `json:"-"`
+	// Redacted lists each secret removed: where, its line, its kind;
+	// never its value (not sent).
+	Redacted []Redaction `json:"-"`
 }
 
 // Bounds of the bundle.
@@ -50,7 +51,9 @@ const (
 	MaxMessageBytes = 8 << 10
 )
 
-const identity = `You are the assistant inside nika, a git-native tool for projects written in the Nika workflow language. ` +
+// Identity is the first part of every bundle: who the model is, and what
+// it can and cannot do.
+const Identity = `You are the assistant inside nika, a git-native tool for projects written in the Nika workflow language. ` +
 	`You cannot change files, run commands or apply anything: you answer, and you may propose changes. ` +
 	`To propose a change, give each whole new file in a fenced block whose info string names its path, ` +
 	"like ```yaml path=flows/daily.nika.yaml. nika stages it as a proposal; only the human decides whether it is applied."
@@ -111,57 +114,6 @@ func (b Bundle) User() string {
 // Prompt is the whole bundle as one text, for a program that reads a
 // prompt on its standard input.
 func (b Bundle) Prompt() string { return b.System() + "\n\n" + b.User() }
-
-type secretRule struct {
-	kind string
-	re   *regexp.Regexp
-	// group is the submatch replaced; 0 replaces the whole match.
-	group int
-}
-
-var secretRules = []secretRule{
-	{"private key", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`), 0},
-	{"api key", regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`), 0},
-	{"api key", regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`), 0},
-	{"api key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`), 0},
-	{"token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), 0},
-	{"token", regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`), 0},
-	{"token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), 0},
-	{"token", regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{12,})`), 1},
-	{"password", regexp.MustCompile(`(?i)\b(?:password|passwd|pwd|passphrase)["']?\s*[:=]\s*["']?([^\s"'$][^\s"']{3,})`), 1},
-	{"token", regexp.MustCompile(`(?i)\b(?:[a-z0-9]+_)?(?:token|secret|api_?key|access_?key|client_secret)["']?\s*[:=]\s*["']?([^\s"'$\[{][^\s"']{7,})`), 1},
-}
-
-// Redact removes obvious secrets (private keys, API keys, tokens,
-// passwords) from text and returns the kinds it removed, sorted and
-// without duplicates. References such as ${{ secrets.KEY }} are kept.
-func Redact(text string) (string, []string) {
-	kinds := map[string]bool{}
-	for _, r := range secretRules {
-		text = r.re.ReplaceAllStringFunc(text, func(m string) string {
-			if r.group == 0 {
-				kinds[r.kind] = true
-				return "[redacted " + r.kind + "]"
-			}
-			sub := r.re.FindStringSubmatchIndex(m)
-			if sub == nil || sub[2*r.group] < 0 {
-				return m
-			}
-			val := m[sub[2*r.group]:sub[2*r.group+1]]
-			if strings.HasPrefix(val, "[redacted") {
-				return m
-			}
-			kinds[r.kind] = true
-			return m[:sub[2*r.group]] + "[redacted " + r.kind + "]" + m[sub[2*r.group+1]:]
-		})
-	}
-	var out []string
-	for k := range kinds {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return text, out
-}
 
 var namedRe = regexp.MustCompile(`(?:^|[\s"'` + "`" + `(\[])((?:[A-Za-z0-9_.-]+/)*(?:[A-Za-z0-9_.-]+\.nika\.yaml|nika\.yaml))\b`)
 

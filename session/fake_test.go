@@ -18,10 +18,18 @@ type fakeEngine struct {
 	clean    bool
 	applyErr error
 	lastRun  *RunRequested
+	allowed  []string
+	gates    map[GateID]*fakeGate
+	trace    *RunFacts
+}
+
+type fakeGate struct {
+	ask   GateAsk
+	state string
 }
 
 func newFake() *fakeEngine {
-	return &fakeEngine{state: map[string]string{}, files: map[string]string{}, clean: true}
+	return &fakeEngine{state: map[string]string{}, files: map[string]string{}, clean: true, gates: map[GateID]*fakeGate{}}
 }
 
 func idOf(text string) string {
@@ -29,8 +37,8 @@ func idOf(text string) string {
 	return hex.EncodeToString(h[:])
 }
 
-func (f *fakeEngine) Propose(text string, run *RunRequested) (Staged, error) {
-	f.lastRun = run
+func (f *fakeEngine) Propose(text string, run *RunRequested, allow []string) (Staged, error) {
+	f.lastRun, f.allowed = run, allow
 	if run != nil {
 		text += "\x00run " + run.Workflow
 	}
@@ -113,3 +121,49 @@ func (r *fakeReasoner) Reason(_ context.Context, b Bundle) (string, error) {
 func reply(path, body string) string {
 	return fmt.Sprintf("```yaml path=%s\n%s```\n", path, body)
 }
+
+func (f *fakeEngine) Adopt(id string) (Proposal, error) {
+	if f.state[id] != "pending" {
+		return Proposal{}, Errorf(AlreadyConsumed, "proposal %s was already %s", id[:12], f.state[id])
+	}
+	return Proposal{ID: id, Preview: "preview " + id[:12]}, nil
+}
+
+func (f *fakeEngine) AskGate(g GateAsk) (string, error) {
+	if old, ok := f.gates[g.ID]; ok {
+		return old.state, nil
+	}
+	f.gates[g.ID] = &fakeGate{ask: g, state: GateWaiting}
+	return GateWaiting, nil
+}
+
+func (f *fakeEngine) AnswerGate(id GateID) error {
+	g, ok := f.gates[id]
+	switch {
+	case !ok:
+		return Errorf(NotFound, "no gate %s", id)
+	case g.state == GateAnswered:
+		return Errorf(AlreadyConsumed, "the gate %s was already answered", id)
+	}
+	g.state = GateAnswered
+	return nil
+}
+
+func (f *fakeEngine) Gate(id GateID) (GateAsk, string) {
+	if g, ok := f.gates[id]; ok {
+		return g.ask, g.state
+	}
+	return GateAsk{}, ""
+}
+
+func (f *fakeEngine) Gates() ([]GateAsk, error) {
+	var out []GateAsk
+	for _, g := range f.gates {
+		if g.state == GateWaiting {
+			out = append(out, g.ask)
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeEngine) LastRun() (*RunFacts, error) { return f.trace, nil }

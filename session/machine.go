@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
@@ -47,6 +46,9 @@ type Machine struct {
 
 	named    []string
 	dialogue []Message
+	// allow are the supporting files the human allowed with /allow, for
+	// the proposals that follow.
+	allow []string
 	// nextRun is the run request the human asked for with /run; the next
 	// proposal carries it.
 	nextRun *RunRequested
@@ -134,9 +136,9 @@ var proposalRe = regexp.MustCompile("(?m)^[ \\t]*(?:(?:```|~~~)[^\\n]*\\bpath=|\
 
 // stage turns text into a proposal that replaces the pending one.
 func (m *Machine) stage(text string) []Outcome {
-	st, err := m.eng.Propose(text, m.nextRun)
+	st, err := m.eng.Propose(text, m.nextRun, m.Allowed())
 	if err != nil {
-		return refuse(ClassOf(err), "%s", err.Error())
+		return []Outcome{Refused(err)}
 	}
 	if st.ID != "" {
 		m.nextRun = nil
@@ -149,7 +151,7 @@ func (m *Machine) stage(text string) []Outcome {
 		return []Outcome{Answer{Text: "nothing was proposed: " + why}}
 	}
 	if m.pending != nil && m.pending.ID == st.ID {
-		m.pending.Preview = st.Preview
+		m.pending.Preview, m.pending.Allowed = m.withAllowed(st.Preview), m.Allowed()
 		return []Outcome{*m.pending}
 	}
 	if st.State != "" && st.State != "pending" {
@@ -159,7 +161,7 @@ func (m *Machine) stage(text string) []Outcome {
 	if m.pending != nil {
 		out = append(out, m.close("replaced by proposal "+short(st.ID))...)
 	}
-	p := Proposal{ID: st.ID, Preview: st.Preview}
+	p := Proposal{ID: st.ID, Preview: m.withAllowed(st.Preview), Allowed: m.Allowed()}
 	m.pending = &p
 	m.lastConsumed = ""
 	return append(out, p)
@@ -172,7 +174,7 @@ func (m *Machine) close(reason string) []Outcome {
 	m.closed[id] = reason
 	m.lastConsumed = ""
 	if err := m.eng.Discard(id); err != nil {
-		return []Outcome{Discarded{ID: id, Reason: reason}, Refusal{Class: ClassOf(err), Text: err.Error()}}
+		return []Outcome{Discarded{ID: id, Reason: reason}, Refused(err)}
 	}
 	return []Outcome{Discarded{ID: id, Reason: reason}}
 }
@@ -187,7 +189,7 @@ func (m *Machine) ask(text string) []Outcome {
 		out = append(out, m.close("a question discards the pending proposal")...)
 	}
 	if m.rsn == nil {
-		return append(out, Refusal{Class: NoIntelligence, Text: "no intelligence is chosen, so there is no one to ask · paste a model's reply or a patch to stage it, use /workflows, /check, /explain, /pending, /log for facts, or /intelligence to choose one"})
+		return append(out, Refusal{Class: NoIntelligence, Text: "no intelligence is chosen, so there is no one to ask · paste a model's reply or a patch to stage it, use /workflows, /check, /explain, /builtins, /providers, /last-run, /pending, /log for facts, or /intelligence to choose one"})
 	}
 	b := m.Bundle(text)
 	ctx, cancel := context.WithTimeout(context.Background(), m.timeout)
@@ -233,15 +235,19 @@ func (m *Machine) Bundle(question string) Bundle {
 			m.named = append(m.named, p)
 		}
 	}
-	kinds := map[string]bool{}
-	red := func(s string) string {
-		s, ks := Redact(s)
-		for _, k := range ks {
-			kinds[k] = true
+	var reds []Redaction
+	redIn := func(where string) func(string) string {
+		return func(s string) string {
+			s, rs := Redact(s)
+			for _, r := range rs {
+				r.Where = where
+				reds = append(reds, r)
+			}
+			return s
 		}
-		return s
 	}
-	b := Bundle{Identity: identity, Language: LanguageDigest(), Facts: red(m.snap.Summary()), Question: red(question)}
+	red := redIn("diagnostics")
+	b := Bundle{Identity: Identity, Language: LanguageDigest(), Facts: redIn("facts")(m.snap.Summary())}
 	for _, w := range m.snap.Workflows {
 		if !w.Clean {
 			b.Diagnostics = append(b.Diagnostics, fmt.Sprintf("%s: %s", w.Path, strings.Join(w.Codes, " ")))
@@ -257,7 +263,7 @@ func (m *Machine) Bundle(question string) Bundle {
 		if len(data) > MaxFileBytes {
 			data, f.Truncated = data[:MaxFileBytes], true
 		}
-		f.Text = red(string(data))
+		f.Text = redIn("file " + p)(string(data))
 		b.Files = append(b.Files, f)
 		rep := checker.Check(p, data)
 		for _, fd := range rep.Findings {
@@ -265,12 +271,10 @@ func (m *Machine) Bundle(question string) Bundle {
 		}
 	}
 	for _, d := range m.dialogue {
-		b.Dialogue = append(b.Dialogue, Message{Role: d.Role, Text: red(d.Text)})
+		b.Dialogue = append(b.Dialogue, Message{Role: d.Role, Text: redIn("dialogue")(d.Text)})
 	}
-	for k := range kinds {
-		b.Redacted = append(b.Redacted, k)
-	}
-	sort.Strings(b.Redacted)
+	b.Question = redIn("question")(question)
+	b.Redacted = reds
 	return b
 }
 
@@ -307,8 +311,20 @@ func (m *Machine) ConsentTo(id, answer string) []Outcome {
 		}
 	}
 	if closed == "" {
-		if full, st := m.eng.Lookup(id); st == "applied" || st == "discarded" || st == "stale" {
+		full, st := m.eng.Lookup(id)
+		switch {
+		case st == "applied" || st == "discarded" || st == "stale":
 			return refuse(AlreadyConsumed, "proposal %s was already %s · nothing was done", short(full), st)
+		case st == "pending" && m.pending == nil:
+			// A proposal staged before this session opened (a host that
+			// reconnected): loaded from the registry, checked as the
+			// apply will check it, then decided as if it waited here.
+			p, err := m.eng.Adopt(full)
+			if err != nil {
+				return []Outcome{Refused(err)}
+			}
+			m.pending = &p
+			return m.decide(answer)
 		}
 	}
 	if m.pending != nil {
@@ -341,7 +357,7 @@ func (m *Machine) decide(answer string) []Outcome {
 		m.decided[id] = "discarded"
 		m.lastConsumed = id
 		if err := m.eng.Discard(id); err != nil {
-			return []Outcome{Discarded{ID: id, Reason: "the answer was not yes"}, Refusal{Class: ClassOf(err), Text: err.Error()}}
+			return []Outcome{Discarded{ID: id, Reason: "the answer was not yes"}, Refused(err)}
 		}
 		return []Outcome{Discarded{ID: id, Reason: "the answer was not yes"}}
 	}
@@ -358,7 +374,7 @@ func (m *Machine) decide(answer string) []Outcome {
 			m.decided[id] = "decided elsewhere"
 			m.lastConsumed = id
 		}
-		return refuse(c, "%s", err.Error())
+		return []Outcome{Refused(err)}
 	}
 	m.pending = nil
 	m.decided[id] = "applied"
@@ -377,20 +393,36 @@ func (m *Machine) decide(answer string) []Outcome {
 }
 
 // ObserveRun tells the machine how a run the door carried out ended. Exit
-// code 4 is a run paused on a human gate: it becomes a GateAsk.
+// code 4 is a run paused on a human gate: it becomes a GateAsk, once. A
+// gate answered before (in this session or, through the registry, in
+// any other) is never asked again: a repeated observation is
+// AlreadyConsumed and arms nothing.
 func (m *Machine) ObserveRun(exit int, trace Trace) []Outcome {
 	switch exit {
 	case 0:
 		return []Outcome{Answer{Text: "the run finished (exit 0)"}}
 	case 4:
 		if trace.ID == "" || trace.Task == "" {
-			return refuse(NotAllowed, "the run paused for a human (exit 4) but named no trace and task · run it again in a terminal")
+			return refuse(Invalid, "the run paused for a human (exit 4) but named no trace and task · run it again in a terminal")
 		}
 		g := GateAsk{ID: GateID{Trace: trace.ID, Task: trace.Task}, Question: trace.Question}
 		if g.Question == "" {
 			g.Question = "the run waits for your answer"
 		}
-		delete(m.gatesDone, g.ID)
+		if m.gatesDone[g.ID] {
+			return refuse(AlreadyConsumed, "the gate %s was already answered · a repeated observation does not ask again", g.ID)
+		}
+		if m.gate != nil && m.gate.ID == g.ID {
+			return []Outcome{*m.gate}
+		}
+		state, err := m.eng.AskGate(g)
+		if err != nil {
+			return []Outcome{Refused(err)}
+		}
+		if state == GateAnswered {
+			m.gatesDone[g.ID] = true
+			return refuse(AlreadyConsumed, "the gate %s was already answered · a repeated observation does not ask again", g.ID)
+		}
 		m.gate = &g
 		return []Outcome{g}
 	}
@@ -408,7 +440,9 @@ func (m *Machine) AnswerGate(line string) []Outcome {
 	return m.answerGate(line)
 }
 
-// AnswerGateFor is the human's line for the gate with this identity.
+// AnswerGateFor is the human's line for the gate with this identity. A
+// gate that waits in the registry (asked before a reconnect) is answered
+// as if it waited here.
 func (m *Machine) AnswerGateFor(id GateID, line string) []Outcome {
 	if m.gate != nil && m.gate.ID == id {
 		return m.answerGate(line)
@@ -419,6 +453,14 @@ func (m *Machine) AnswerGateFor(id GateID, line string) []Outcome {
 	if m.gate != nil {
 		return refuse(StaleRevision, "%s is not the gate that waits; %s does · nothing was done", id, m.gate.ID)
 	}
+	switch g, state := m.eng.Gate(id); state {
+	case GateAnswered:
+		m.gatesDone[id] = true
+		return refuse(AlreadyConsumed, "the gate %s was already answered · nothing was done", id)
+	case GateWaiting:
+		m.gate = &g
+		return m.answerGate(line)
+	}
 	return refuse(WrongState, "no run waits for an answer at %s", id)
 }
 
@@ -428,8 +470,15 @@ func (m *Machine) answerGate(line string) []Outcome {
 		return refuse(EmptyAnswer, "an empty line answers nothing · type your answer to %q", m.gate.Question)
 	}
 	id := m.gate.ID
+	err := m.eng.AnswerGate(id)
+	if err != nil && ClassOf(err) != AlreadyConsumed {
+		return []Outcome{Refused(err)}
+	}
 	m.gate = nil
 	m.gatesDone[id] = true
 	m.lastGate = &id
+	if err != nil {
+		return refuse(AlreadyConsumed, "the gate %s was already answered elsewhere · nothing was done", id)
+	}
 	return []Outcome{ResumeRequested{ID: id, Answer: line}}
 }

@@ -138,7 +138,7 @@ var want = map[string][]string{
 		"Refusal:WrongState", "Refusal:WrongState", "Refusal:WrongState", "Refusal:WrongState",
 		"Refusal:WrongState", "Refusal:WrongState", "Refusal:WrongState", "Refusal:WrongState",
 		"Refusal:AlreadyConsumed", "Refusal:AlreadyConsumed", "Refusal:AlreadyConsumed", "Refusal:WrongState",
-		"Proposal:P", "Answer", "Answer", "GateAsk:approve", "Answer"},
+		"Proposal:P", "Answer", "Answer", "Refusal:AlreadyConsumed", "Answer"},
 	"S8 P pending and gate G waits": {
 		"Applied:P", "Discarded:P", "Refusal:EmptyAnswer", "Discarded:P",
 		"Applied:P", "Applied:P", "Refusal:StaleRevision", "Refusal:StaleRevision",
@@ -245,7 +245,7 @@ func TestNoIntelligence(t *testing.T) {
 			t.Errorf("%s: %s", c, got)
 		}
 	}
-	if got := summary(m.Turn("/explain NIKA-NOPE-999")); got != "Refusal:NotAllowed" {
+	if got := summary(m.Turn("/explain NIKA-NOPE-999")); got != "Refusal:NotFound" {
 		t.Error(got)
 	}
 	if got := summary(m.Turn("/intelligence")); got != "AskIntelligence" {
@@ -298,7 +298,7 @@ func TestGateAnsweredOnce(t *testing.T) {
 	if got := summary(m.AnswerGateFor(gidG, "approve")); got != "Refusal:AlreadyConsumed" {
 		t.Fatal(got)
 	}
-	if got := summary(m.ObserveRun(4, Trace{})); got != "Refusal:NotAllowed" {
+	if got := summary(m.ObserveRun(4, Trace{})); got != "Refusal:Invalid" {
 		t.Fatal(got)
 	}
 }
@@ -332,7 +332,7 @@ func TestRunCommandRidesTheNextProposal(t *testing.T) {
 		t.Fatal(got)
 	}
 	for _, bad := range []string{"/run notes.txt", "/run a.nika.yaml name", "/run a.nika.yaml --max-cost-usd -1"} {
-		if got := summary(m.Turn(bad)); got != "Refusal:NotAllowed" {
+		if got := summary(m.Turn(bad)); got != "Refusal:Invalid" {
 			t.Errorf("%s: %s", bad, got)
 		}
 	}

@@ -1,57 +1,44 @@
 package session
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/nika-dev/nika/refusal"
 )
 
-// Class is the refusal class of the session. A host acts on it.
-type Class string
+// Class is the refusal class of the session: the one table of package
+// refusal, shared with the CLI, so that a host can tell Dirty, Invalid and
+// NotFound apart as a script of the CLI does, and read the same exit code.
+type Class = refusal.Class
 
+// The classes the session itself gives; every other class of package
+// refusal passes through from the rooms unchanged.
 const (
-	// NoIntelligence: the session has no model, and the turn needed one.
-	NoIntelligence Class = "NoIntelligence"
-	// IntelligenceRefused: the model could not be reached or refused.
-	IntelligenceRefused Class = "IntelligenceRefused"
-	// NotAllowed: the project or policy refused what was asked.
-	NotAllowed Class = "NotAllowed"
-	// WrongState: nothing waits for this call.
-	WrongState Class = "WrongState"
-	// StaleRevision: the call names an identity, and another one waits (or
-	// the project moved since the preview). Nothing was applied.
-	StaleRevision Class = "StaleRevision"
-	// AlreadyConsumed: that identity was already decided.
-	AlreadyConsumed Class = "AlreadyConsumed"
-	// EmptyAnswer: an empty line answers nothing.
-	EmptyAnswer Class = "EmptyAnswer"
-	// Io: the system refused a read or a write.
-	Io Class = "Io"
+	NoIntelligence      = refusal.NoIntelligence
+	IntelligenceRefused = refusal.IntelligenceRefused
+	NotAllowed          = refusal.NotAllowed
+	Invalid             = refusal.Invalid
+	WrongState          = refusal.WrongState
+	StaleRevision       = refusal.StaleRevision
+	AlreadyConsumed     = refusal.AlreadyConsumed
+	NotFound            = refusal.NotFound
+	EmptyAnswer         = refusal.EmptyAnswer
+	TooLarge            = refusal.TooLarge
+	Io                  = refusal.Io
+	Internal            = refusal.Internal
 )
 
-// Classes lists every refusal class, for documentation and tests.
-var Classes = []Class{NoIntelligence, IntelligenceRefused, NotAllowed, WrongState, StaleRevision, AlreadyConsumed, EmptyAnswer, Io}
+// Error is a typed failure returned by an Engine or a Reasoner: a
+// refusal.Error, so that its class, hint and Fix reach the door intact.
+type Error = refusal.Error
 
-// Error is a typed failure returned by an Engine or a Reasoner.
-type Error struct {
-	Class Class
-	Text  string
-}
-
-func (e *Error) Error() string { return e.Text }
-
-// Errorf builds an *Error.
+// Errorf builds an *Error with no hint.
 func Errorf(class Class, format string, args ...any) *Error {
 	return &Error{Class: class, Text: fmt.Sprintf(format, args...)}
 }
 
-// ClassOf is the class of err; an untyped error is NotAllowed.
-func ClassOf(err error) Class {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Class
-	}
-	return NotAllowed
-}
+// ClassOf is the class of err; an untyped error is Internal.
+func ClassOf(err error) Class { return refusal.ClassOf(err) }
 
 // Outcome is what a call produced. A call returns one or more, in order.
 type Outcome interface{ Kind() string }
@@ -61,15 +48,18 @@ type Outcome interface{ Kind() string }
 type Answer struct {
 	Text        string       `json:"text"`
 	Corrections []Correction `json:"corrections,omitempty"`
-	// Redacted lists the kinds of secrets removed from what the model was
-	// sent for this answer.
-	Redacted []string `json:"redacted,omitempty"`
+	// Redacted lists each secret removed from what the model was sent
+	// for this answer: where, its line and its kind, never its value.
+	Redacted []Redaction `json:"redacted,omitempty"`
 }
 
 // Proposal is a staged proposal waiting for the human's consent.
 type Proposal struct {
 	ID      string `json:"id"`
 	Preview string `json:"preview"`
+	// Allowed are the supporting files the human allowed in this
+	// session (/allow) when it was staged; the preview says so too.
+	Allowed []string `json:"allowed,omitempty"`
 }
 
 // Discarded says a pending proposal was discarded: declined, replaced by

@@ -10,7 +10,9 @@ type Engine interface {
 	// `nika propose` would, with the format detected. run, when not nil,
 	// is the human's run request, carried by the proposal (and so shown
 	// in its preview and bound by its id).
-	Propose(text string, run *RunRequested) (Staged, error)
+	// allow are the supporting files the human allowed in this session
+	// (/allow), paths or globs, beside the project's nika.allow.
+	Propose(text string, run *RunRequested, allow []string) (Staged, error)
 	// Apply applies a pending proposal, runs the post-apply check and
 	// records its verdict. Only the machine's consent calls reach it.
 	Apply(id string) (ApplyResult, error)
@@ -29,7 +31,32 @@ type Engine interface {
 	// ReadNamed reads a file the human named: only *.nika.yaml and
 	// nika.yaml inside the root, bounded in size.
 	ReadNamed(path string) ([]byte, error)
+	// Adopt loads a pending proposal of the registry that this session
+	// did not stage (a host that reconnected consents to it by its id),
+	// checks it as the apply will, and renders its preview.
+	Adopt(id string) (Proposal, error)
+	// AskGate records in the registry that a run waits at a gate, and
+	// returns the gate's state there: GateWaiting, or GateAnswered for a
+	// gate answered before (which a repeated observation never re-arms).
+	AskGate(g GateAsk) (string, error)
+	// AnswerGate claims a waiting gate for the human's answer, once; a
+	// second claim, by any process, is AlreadyConsumed.
+	AnswerGate(id GateID) error
+	// Gate reads a gate of the registry: its ask and state ("" when the
+	// registry never saw it).
+	Gate(id GateID) (GateAsk, string)
+	// Gates lists the gates of the registry that wait for an answer.
+	Gates() ([]GateAsk, error)
+	// LastRun reads the latest trace under .nika/traces/; nil when no run
+	// left one.
+	LastRun() (*RunFacts, error)
 }
+
+// Gate states in the registry.
+const (
+	GateWaiting  = "waiting"
+	GateAnswered = "answered"
+)
 
 // Staged is what Propose made.
 type Staged struct {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,12 +130,12 @@ func TestBashCompletion(t *testing.T) {
 		}
 		got := strings.Fields(string(out))
 		for _, w := range tc.want {
-			if !contains(got, w) {
+			if !slices.Contains(got, w) {
 				t.Errorf("%q completes to %v, want %s among them", tc.words, got, w)
 			}
 		}
 		for _, w := range tc.not {
-			if contains(got, w) {
+			if slices.Contains(got, w) {
 				t.Errorf("%q completes to %v, which should not hold %s", tc.words, got, w)
 			}
 		}
@@ -156,13 +157,4 @@ func TestZshAndFishCompletionParse(t *testing.T) {
 			t.Errorf("%s -n: %v\n%s", sh.name, err, out)
 		}
 	}
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

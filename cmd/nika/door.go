@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
 
 	"github.com/nika-dev/nika/flow"
+	"github.com/nika-dev/nika/hostpath"
 	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/refusal"
 )
@@ -107,22 +107,20 @@ func (d *door) writeJSON(v any) error {
 	return err
 }
 
-// scrub replaces the repository's absolute paths in a text with relative
-// ones, so no host path reaches output.
-func (d *door) scrub(s string) string {
+// scrubber is the one host-path scrubber (package hostpath) for this
+// door's repository: the work tree becomes relative, home and the
+// temporary directories become <home> and <tmp>.
+func (d *door) scrubber() hostpath.Scrubber {
 	if d.repo == nil {
-		return s
+		return hostpath.New("", hostpath.Options{})
 	}
 	g := d.repo.Git()
-	root := g.Root
-	for _, p := range []string{g.GitDir, g.CommonDir} {
-		if rel, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(rel, "..") {
-			s = strings.ReplaceAll(s, p, rel)
-		}
-	}
-	s = strings.ReplaceAll(s, root+string(filepath.Separator), "")
-	return strings.ReplaceAll(s, root, ".")
+	return hostpath.New(g.Root, hostpath.Options{Also: []string{g.GitDir, g.CommonDir}})
 }
+
+// scrub rewrites the known host places in machine output (law 7): it is
+// safe on any bytes, a preview's included.
+func (d *door) scrub(s string) string { return d.scrubber().Known(s) }
 
 // refuse prints a refusal: JSON on stdout with --json, text on stderr
 // otherwise. The fix a library named is worded for the CLI.

@@ -17,7 +17,7 @@ import (
 
 func TestMain(m *testing.M) {
 	os.Exit(testscript.RunMain(m, map[string]func() int{
-		"nika": func() int { return run(os.Args, os.Stdin, os.Stdout, os.Stderr) },
+		"nika": func() int { return run(os.Args, os.Stdin, machineTee(os.Args, os.Stdout), os.Stderr) },
 	}))
 }
 
@@ -31,9 +31,12 @@ func TestScripts(t *testing.T) {
 		Dir:   "testdata/script",
 		Setup: setupGit,
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"pty":   cmdPty,
-			"notty": cmdNoTTY,
-			"id":    cmdID,
+			"pty":      cmdPty,
+			"notty":    cmdNoTTY,
+			"id":       cmdID,
+			"expect":   cmdExpect,
+			"stdio":    cmdStdio,
+			"fakechat": cmdFakeChat,
 		},
 		RequireExplicitExec: false,
 	})
@@ -70,12 +73,18 @@ func setupGit(env *testscript.Env) error {
 	} {
 		env.Setenv(k, v)
 	}
+	if err := watchMachineOutput(env); err != nil {
+		return err
+	}
 	return os.WriteFile(home+"/.gitconfig", []byte("[init]\n\tdefaultBranch = main\n"), 0o644)
 }
 
 var scriptEnvKeys = []string{"PATH", "HOME", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
 	"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "NO_COLOR", "TERM", "PAGER", "GIT_PAGER", "LESS",
-	"GNUPGHOME"}
+	"GNUPGHOME",
+	"WORK", machineLogVar,
+	// the session_boundary script's planted secret and its API key
+	"NIKA_PLANTED", "NIKA_KEY"}
 
 func scriptCmd(ts *testscript.TestScript, args []string) *exec.Cmd {
 	cmd := exec.Command(args[0], args[1:]...)

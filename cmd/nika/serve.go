@@ -5,13 +5,23 @@ package main
 // same machine as the terminal session. A host that speaks the protocol
 // for a human is a door: the consent and gate answers it sends must be
 // lines its human typed, never a model's output.
+//
+// The protocol is exactly as strict as its document: one object per line,
+// the fields of each call and nothing else (names match exactly, case
+// included), an empty line refused, a line over MaxRequest refused as
+// TooLarge and skipped (the session goes on), and every refusal classed
+// from the one table of package refusal. protocol_doc_test.go holds the
+// document to these tables.
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -24,7 +34,7 @@ import (
 )
 
 // ProtocolVersion is the version of the stdio protocol in the hello line.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 func (d *door) serveCommand() *cli.Command {
 	return &cli.Command{
@@ -38,7 +48,47 @@ func (d *door) serveCommand() *cli.Command {
 	}
 }
 
-// request is one line from the host.
+// MaxRequest bounds one request line, its newline excluded.
+const MaxRequest = 16 << 20
+
+// callSpec is one call of the protocol: its fields (beside "call" and
+// "seq", which every request may carry) and those it requires.
+type callSpec struct {
+	fields   []string
+	required []string
+}
+
+// calls is the protocol's table of calls. docs/protocol.md lists the same.
+var calls = map[string]callSpec{
+	"turn":         {fields: []string{"text"}, required: []string{"text"}},
+	"consent":      {fields: []string{"id", "answer"}, required: []string{"answer"}},
+	"answer_gate":  {fields: []string{"gate", "line"}, required: []string{"line"}},
+	"observe_run":  {fields: []string{"exit", "trace"}, required: []string{"exit"}},
+	"snapshot":     {},
+	"intelligence": {fields: []string{"choice"}, required: []string{"choice"}},
+	"builtins":     {},
+	"providers":    {},
+	"last_run":     {},
+	"gates":        {},
+}
+
+// nested are the exact fields of the objects a request holds.
+var nested = map[string][]string{
+	"gate":   {"trace", "task"},
+	"trace":  {"trace", "task", "question"},
+	"choice": {"kind", "command", "url", "model", "key_env", "engine"},
+}
+
+func callNames() []string {
+	var out []string
+	for c := range calls {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// request is one line from the host, once its fields are checked.
 type request struct {
 	Seq    json.RawMessage      `json:"seq,omitempty"`
 	Call   string               `json:"call"`
@@ -47,13 +97,177 @@ type request struct {
 	Answer *string              `json:"answer"`
 	Gate   *session.GateID      `json:"gate"`
 	Line   *string              `json:"line"`
-	Exit   int                  `json:"exit"`
+	Exit   *int                 `json:"exit"`
 	Trace  session.Trace        `json:"trace"`
 	Choice *intelligence.Choice `json:"choice"`
 }
 
-// MaxRequest bounds one request line.
-const MaxRequest = 16 << 20
+// badRequest is a request refused before it reached the machine.
+type badRequest struct {
+	seq   json.RawMessage
+	call  string
+	class refusal.Class
+	text  string
+}
+
+func (b *badRequest) Error() string { return b.text }
+
+func bad(seq json.RawMessage, call string, class refusal.Class, format string, args ...any) *badRequest {
+	return &badRequest{seq: seq, call: call, class: class, text: fmt.Sprintf(format, args...)}
+}
+
+// parseRequest checks one line against the table of calls and decodes it.
+func parseRequest(line []byte) (request, *badRequest) {
+	var req request
+	if len(bytes.TrimSpace(line)) == 0 {
+		return req, bad(nil, "", refusal.Invalid, "an empty line is not a request · send one JSON object per line: {\"call\":\"snapshot\"}")
+	}
+	fields, err := objectFields(line)
+	if err != nil {
+		return req, bad(nil, "", refusal.Invalid, "the line is not one JSON object: %s", err)
+	}
+	seq := fields["seq"]
+	call := ""
+	if raw, ok := fields["call"]; !ok {
+		return req, bad(seq, "", refusal.Invalid, "the request names no call · the calls are %s", strings.Join(callNames(), ", "))
+	} else if json.Unmarshal(raw, &call) != nil {
+		return req, bad(seq, "", refusal.Invalid, "\"call\" must be a string · the calls are %s", strings.Join(callNames(), ", "))
+	}
+	spec, ok := calls[call]
+	if !ok {
+		return req, bad(seq, call, refusal.Invalid, "unknown call %s · the calls are %s", changeset.Quote(call), strings.Join(callNames(), ", "))
+	}
+	allowed := map[string]bool{"call": true, "seq": true}
+	for _, f := range spec.fields {
+		allowed[f] = true
+	}
+	var names []string
+	for k := range fields {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if !allowed[k] {
+			return req, bad(seq, call, refusal.Invalid, "the call %s has no field %s · its fields are %s", call, changeset.Quote(k), fieldList(spec))
+		}
+		if want, ok := nested[k]; ok && string(bytes.TrimSpace(fields[k])) != "null" {
+			inner, err := objectFields(fields[k])
+			if err != nil {
+				return req, bad(seq, call, refusal.Invalid, "%s must be one JSON object: %s", changeset.Quote(k), err)
+			}
+			for ik := range inner {
+				if !contains(want, ik) {
+					return req, bad(seq, call, refusal.Invalid, "%s has no field %s · its fields are %s", changeset.Quote(k), changeset.Quote(ik), strings.Join(want, ", "))
+				}
+			}
+		}
+	}
+	for _, k := range spec.required {
+		if _, ok := fields[k]; !ok {
+			return req, bad(seq, call, refusal.Invalid, "the call %s needs the field %s · its fields are %s", call, changeset.Quote(k), fieldList(spec))
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return req, bad(seq, call, refusal.Invalid, "the field %s must be a JSON %s, not %s", changeset.Quote(te.Field), jsonKind(te.Type.String()), te.Value)
+		}
+		return req, bad(seq, call, refusal.Invalid, "the request could not be read: %s", err)
+	}
+	return req, nil
+}
+
+func jsonKind(goType string) string {
+	switch {
+	case strings.Contains(goType, "int") || strings.Contains(goType, "float"):
+		return "number"
+	case strings.Contains(goType, "string") && strings.HasPrefix(goType, "[]"):
+		return "array of strings"
+	case strings.Contains(goType, "string"):
+		return "string"
+	}
+	return "object"
+}
+
+func fieldList(s callSpec) string {
+	if len(s.fields) == 0 {
+		return "none (beside call and seq)"
+	}
+	return strings.Join(s.fields, ", ")
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// objectFields reads exactly one JSON object and returns its members by
+// their exact names. A second value after it, a repeated name, or a value
+// that is not an object is refused.
+func objectFields(b []byte) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, errors.New("it is not JSON")
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("it is not an object")
+	}
+	out := map[string]json.RawMessage{}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, errors.New("it is not valid JSON")
+		}
+		k, _ := kt.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("the value of %s is not valid JSON", changeset.Quote(k))
+		}
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf("the field %s appears twice", changeset.Quote(k))
+		}
+		out[k] = v
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, errors.New("it is not valid JSON")
+	}
+	if rest := bytes.TrimSpace(b[dec.InputOffset():]); len(rest) > 0 {
+		return nil, errors.New("more follows the object on the same line (one object per line)")
+	}
+	return out, nil
+}
+
+// readLine reads one line of at most max bytes (its newline excluded). A
+// longer line is read to its end and dropped: tooLong is set, and the
+// next call reads the next line. err is io.EOF at the end of input.
+func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			line = append(line, chunk...)
+			if len(bytes.TrimSuffix(line, []byte("\n"))) > max {
+				tooLong, line = true, nil
+			}
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && len(line) == 0 && !tooLong:
+			return nil, false, io.EOF
+		case err != nil && err != io.EOF:
+			return nil, false, err
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		return bytes.TrimSuffix(line, []byte("\r")), tooLong, nil
+	}
+}
 
 func (d *door) serve(c *cli.Context) error {
 	if !c.Bool("stdio") {
@@ -75,39 +289,51 @@ func (d *door) serve(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	gates, _ := eng.Gates()
 	hello := map[string]any{
 		"type":     "hello",
 		"protocol": ProtocolVersion,
+		"limits":   map[string]any{"line_bytes": MaxRequest},
 		"snapshot": m.Snapshot(),
+		"gates":    gatesOrEmpty(gates),
 		"intelligence": map[string]any{
 			"kind": choice.Kind, "kept": kept, "where": whereNow(choice, rsn),
 		},
 		"census": intelligence.Take(intelligence.LookPath, intelligence.LookupEnv),
 	}
 	if e := firstErr(lerr, serr); e != nil {
-		hello["refusal"] = outcomeJSON(session.Refusal{Class: session.ClassOf(e), Text: e.Error()})
+		hello["refusal"] = outcomeJSON(session.Refused(e))
 	}
 	d.line(hello)
-	sc := bufio.NewScanner(d.stdin)
-	sc.Buffer(make([]byte, 64<<10), MaxRequest)
-	for sc.Scan() {
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
+	in := bufio.NewReaderSize(d.stdin, 64<<10)
+	for {
+		raw, tooLong, err := readLine(in, MaxRequest)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			d.result(nil, "", []session.Outcome{session.Refusal{Class: refusal.Io, Text: "the input could not be read: " + err.Error()}})
+			return nil
+		}
+		if tooLong {
+			d.result(nil, "", []session.Outcome{session.Refusal{Class: refusal.TooLarge,
+				Text: fmt.Sprintf("the line is longer than %d bytes, the limit of one request · it was skipped; split the text, or send the file's path in a turn instead of its bytes", MaxRequest)}})
 			continue
 		}
-		var req request
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&req); err != nil {
-			d.result(req.Seq, "", []session.Outcome{session.Refusal{Class: session.NotAllowed, Text: "the line is not a request: " + err.Error()}})
+		req, b := parseRequest(raw)
+		if b != nil {
+			d.result(b.seq, b.call, []session.Outcome{session.Refusal{Class: b.class, Text: b.text}})
 			continue
 		}
 		d.result(req.Seq, req.Call, d.call(eng, m, home, req))
 	}
-	if err := sc.Err(); err != nil {
-		d.result(nil, "", []session.Outcome{session.Refusal{Class: session.Io, Text: "the input could not be read: " + err.Error()}})
+}
+
+func gatesOrEmpty(g []session.GateAsk) []session.GateAsk {
+	if g == nil {
+		return []session.GateAsk{}
 	}
-	return nil
+	return g
 }
 
 func firstErr(errs ...error) error {
@@ -127,46 +353,47 @@ func (d *door) call(eng *project.Engine, m *session.Machine, home string, req re
 	case "turn":
 		outs = m.Turn(req.Text)
 	case "consent":
-		if req.Answer == nil {
-			return []session.Outcome{session.Refusal{Class: session.EmptyAnswer, Text: "a consent carries the human's answer: {\"call\":\"consent\",\"id\":ID,\"answer\":\"yes\"}"}}
-		}
 		if req.ID != "" {
 			outs = m.ConsentTo(req.ID, *req.Answer)
 		} else {
 			outs = m.Consent(*req.Answer)
 		}
 	case "answer_gate":
-		if req.Line == nil {
-			return []session.Outcome{session.Refusal{Class: session.EmptyAnswer, Text: "a gate answer carries the human's line: {\"call\":\"answer_gate\",\"gate\":{...},\"line\":\"...\"}"}}
-		}
 		if req.Gate != nil {
 			outs = m.AnswerGateFor(*req.Gate, *req.Line)
 		} else {
 			outs = m.AnswerGate(*req.Line)
 		}
 	case "observe_run":
-		outs = m.ObserveRun(req.Exit, req.Trace)
+		outs = m.ObserveRun(*req.Exit, req.Trace)
 	case "snapshot":
 		s, err := eng.Snapshot()
 		if err != nil {
-			return []session.Outcome{session.Refusal{Class: session.ClassOf(err), Text: err.Error()}}
+			return []session.Outcome{session.Refused(err)}
 		}
 		return []session.Outcome{snapshotOutcome{s}}
-	case "intelligence":
-		if req.Choice == nil {
-			return []session.Outcome{session.Refusal{Class: session.NotAllowed, Text: "give the human's choice: {\"call\":\"intelligence\",\"choice\":{\"kind\":\"none\"}}"}}
+	case "builtins":
+		return m.Builtins()
+	case "providers":
+		return m.Providers()
+	case "last_run":
+		return m.LastRun()
+	case "gates":
+		g, err := eng.Gates()
+		if err != nil {
+			return []session.Outcome{session.Refused(err)}
 		}
+		return []session.Outcome{gatesOutcome{gatesOrEmpty(g)}}
+	case "intelligence":
 		r, err := intelligence.Serve(*req.Choice, intelligence.LookPath, intelligence.LookupEnv)
 		if err != nil {
-			return []session.Outcome{session.Refusal{Class: session.ClassOf(err), Text: err.Error()}}
+			return []session.Outcome{session.Refused(err)}
 		}
 		if err := intelligence.Save(home, *req.Choice); err != nil {
-			return []session.Outcome{session.Refusal{Class: session.ClassOf(err), Text: err.Error()}}
+			return []session.Outcome{session.Refused(err)}
 		}
 		m.SetReasoner(r)
 		return []session.Outcome{session.Answer{Text: whereNow(*req.Choice, r)}}
-	default:
-		return []session.Outcome{session.Refusal{Class: session.NotAllowed, Text: "unknown call " + changeset.Quote(req.Call) + " · the calls are turn, consent, answer_gate, observe_run, snapshot, intelligence"}}
 	}
 	var all []session.Outcome
 	for _, o := range outs {
@@ -179,13 +406,28 @@ func (d *door) call(eng *project.Engine, m *session.Machine, home string, req re
 	return all
 }
 
+// protocolOutcomes are the outcomes a result can hold, one of each type:
+// docs/protocol.md lists the same, field for field (protocol_doc_test.go).
+var protocolOutcomes = []session.Outcome{
+	session.Answer{}, session.Proposal{}, session.Discarded{}, session.Applied{}, session.RunRequested{},
+	runOutcome{}, session.GateAsk{}, session.ResumeRequested{}, session.AskIntelligence{}, snapshotOutcome{},
+	gatesOutcome{}, session.Builtins{}, session.Providers{}, session.LastRun{}, session.Refusal{},
+}
+
 type snapshotOutcome struct {
 	Snapshot session.Snapshot `json:"snapshot"`
 }
 
 func (snapshotOutcome) Kind() string { return "snapshot" }
 
-// outcomeJSON is an outcome as an object with its type.
+type gatesOutcome struct {
+	Gates []session.GateAsk `json:"gates"`
+}
+
+func (gatesOutcome) Kind() string { return "gates" }
+
+// outcomeJSON is an outcome as an object with its type; a refusal also
+// carries the exit code of its class (the one table).
 func outcomeJSON(o session.Outcome) map[string]any {
 	b, _ := json.Marshal(o)
 	m := map[string]any{}
@@ -193,6 +435,9 @@ func outcomeJSON(o session.Outcome) map[string]any {
 	dec.UseNumber()
 	_ = dec.Decode(&m)
 	m["type"] = o.Kind()
+	if r, ok := o.(session.Refusal); ok {
+		m["exit"] = refusal.Code(r.Class)
+	}
 	return m
 }
 

@@ -93,7 +93,7 @@ func (d *door) carry(eng *project.Engine, m *session.Machine, req session.Outcom
 	case flow.NotConfigured:
 		return []session.Outcome{runOutcome{Status: string(flow.NotConfigured), Command: rr.Command}}
 	case flow.NotStarted:
-		return []session.Outcome{session.Refusal{Class: session.Io, Text: eng.Scrub(fmt.Sprintf("the runner %s could not start: %v · check git config nika.runner", rr.Argv[0], rr.Err))}}
+		return []session.Outcome{session.Refusal{Class: session.Io, Text: eng.ScrubProgram(fmt.Sprintf("the runner %s could not start: %v · check git config nika.runner", rr.Argv[0], rr.Err))}}
 	}
 	return append([]session.Outcome{runOutcome{Status: string(flow.Ran), Exit: rr.Exit}}, m.ObserveRun(rr.Exit, session.ParseRunOutput(rr.Output))...)
 }
@@ -147,7 +147,7 @@ func (d *door) terminalSession(eng *project.Engine) error {
 	io.WriteString(t, escapeText(m.Snapshot().Summary()))
 	s.printf("\nAsk a question, paste a reply or a patch, or type /help. /quit ends the session.\n")
 	for {
-		in, pasted, err := t.input("nika> ")
+		in, pasted, err := t.input(s.prompt())
 		if err != nil {
 			break
 		}
@@ -169,6 +169,14 @@ func (d *door) terminalSession(eng *project.Engine) error {
 		s.printf("proposal %s stays pending (nika apply %s)\n", short(p.ID), short(p.ID))
 	}
 	return nil
+}
+
+// prompt is the session's prompt; it shows what /allow allows.
+func (s *termSession) prompt() string {
+	if a := s.m.Allowed(); len(a) > 0 {
+		return "nika [allow " + strings.Join(a, " ") + "]> "
+	}
+	return "nika> "
 }
 
 func whereNow(c intelligence.Choice, r session.Reasoner) string {
@@ -231,7 +239,7 @@ func (s *termSession) show(outs []session.Outcome) {
 				s.printf("nika: correction (%s): %s\n", escape(c.Kind), escape(c.Text))
 			}
 			if len(v.Redacted) > 0 {
-				s.printf("nika: redacted before sending: %s\n", escape(strings.Join(v.Redacted, ", ")))
+				s.printf("nika: redacted before sending: %s\n", escape(session.RedactedSummary(v.Redacted)))
 			}
 		case session.Proposal:
 			io.WriteString(s.t, v.Preview)
@@ -284,6 +292,8 @@ func (s *termSession) show(outs []session.Outcome) {
 			r := serveChoice(s.t, c)
 			s.m.SetReasoner(r)
 			s.printf("nika session · %s\n", escape(whereNow(c, r)))
+		case session.Builtins, session.Providers, session.LastRun:
+			s.text(o.(session.Texter).Text())
 		case session.Refusal:
 			s.printf("nika: refused (%s): %s\n", v.Class, escape(v.Text))
 		}

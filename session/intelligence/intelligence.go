@@ -176,12 +176,8 @@ func shown(argv []string) string {
 	return strings.Join(out, " ")
 }
 
-func host(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.Host != "" {
-		return u.Scheme + "://" + u.Host
-	}
-	return raw
-}
+// host is the exact origin the data goes to (scheme, host and port).
+func host(raw string) string { return reasoner.Origin(raw) }
 
 // Serve builds the reasoner for a choice, or refuses with the fix. None
 // gives a nil reasoner and no error.

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -26,8 +27,8 @@ import (
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/hooks"
+	"github.com/nika-dev/nika/hostpath"
 	"github.com/nika-dev/nika/preview"
-	"github.com/nika-dev/nika/refusal"
 	"github.com/nika-dev/nika/safefs"
 	"github.com/nika-dev/nika/session"
 )
@@ -54,46 +55,40 @@ func Open(dir string) (*Engine, error) {
 	return &Engine{Repo: r, MaxApplied: 5}, nil
 }
 
-// Scrub replaces the root's absolute paths with relative ones.
+// Scrub rewrites the host's known places in a text with the one scrubber
+// (package hostpath): the work tree becomes relative, home and the
+// temporary directories become <home> and <tmp>. Every text the engine
+// returns passes through it. (A refusal's text quotes its input, which
+// may be an absolute path a model wrote; only the host's places go.)
 func (e *Engine) Scrub(s string) string {
-	r := e.Repo
-	for _, p := range []string{r.GitDir, r.CommonDir} {
-		if rel, err := filepath.Rel(r.Root, p); err == nil && !strings.HasPrefix(rel, "..") {
-			s = strings.ReplaceAll(s, p, rel)
-		}
-	}
-	s = strings.ReplaceAll(s, r.Root+string(filepath.Separator), "")
-	return strings.ReplaceAll(s, r.Root, ".")
+	return e.scrubber().Known(s)
 }
 
-// fail types an error from the rooms as a session refusal.
+// ScrubProgram rewrites every host path in what a program printed (a
+// runner's error): the known places, and any other absolute path.
+func (e *Engine) ScrubProgram(s string) string {
+	return e.scrubber().Text(s)
+}
+
+func (e *Engine) scrubber() hostpath.Scrubber {
+	r := e.Repo
+	return hostpath.New(r.Root, hostpath.Options{Also: []string{r.GitDir, r.CommonDir}})
+}
+
+// fail types an error from the rooms for the session: its class passes
+// through unchanged (one table, package refusal), its fix is worded in
+// the session's terms, and its text holds no host path.
 func (e *Engine) fail(err error) error {
 	if err == nil {
 		return nil
 	}
-	var se *session.Error
-	if errors.As(err, &se) {
-		return se
-	}
-	var ce *refusal.Error
-	text := err.Error()
-	class := session.NotAllowed
-	if errors.As(err, &ce) {
-		switch ce.Class {
-		case refusal.StaleRevision:
-			class = session.StaleRevision
-		case refusal.AlreadyConsumed:
-			class = session.AlreadyConsumed
-		case refusal.Io, refusal.Locked, refusal.RollbackIncomplete, refusal.Internal:
-			class = session.Io
-		}
-	}
-	return &session.Error{Class: class, Text: e.Scrub(text)}
+	r := session.Refused(err)
+	return &session.Error{Class: r.Class, Text: e.Scrub(r.Text), Err: err}
 }
 
 // Propose stages text with the format detected, as nika propose does.
-func (e *Engine) Propose(text string, run *session.RunRequested) (session.Staged, error) {
-	in := flow.ProposeInput{Input: []byte(text), Format: "auto"}
+func (e *Engine) Propose(text string, run *session.RunRequested, allow []string) (session.Staged, error) {
+	in := flow.ProposeInput{Input: []byte(text), Format: "auto", Allow: allow}
 	if run != nil {
 		in.Run = &flow.RunInput{Workflow: run.Workflow, Vars: run.Vars, MaxCostUSD: run.MaxCostUSD}
 	}
@@ -394,4 +389,109 @@ func appliedCommit(rec *gitstage.Record) string {
 		return ""
 	}
 	return rec.Commit
+}
+
+// Adopt loads a pending proposal of the registry (staged before this
+// session opened: a host that reconnected consents to it by its id) and
+// checks it as the apply will before the human's answer is acted on.
+//
+// It runs the check before asking (flow.Ready), the one every door runs;
+// the apply under its locks checks every witness again either way.
+func (e *Engine) Adopt(id string) (session.Proposal, error) {
+	r := flow.FromGit(e.Repo)
+	p, err := flow.Load(r, id)
+	if err != nil {
+		return session.Proposal{}, e.fail(err)
+	}
+	if err := flow.Ready(r, p); err != nil {
+		return session.Proposal{}, e.fail(err)
+	}
+	var b bytes.Buffer
+	if err := preview.Human(&b, flow.PreviewInput(p), preview.Options{Color: e.Color}); err != nil {
+		return session.Proposal{}, e.fail(err)
+	}
+	return session.Proposal{ID: p.Proposal.ID, Preview: b.String()}, nil
+}
+
+// AskGate records a gate in the registry and returns its state there.
+func (e *Engine) AskGate(g session.GateAsk) (string, error) {
+	rec, err := e.Repo.AskGate(g.ID.Trace, g.ID.Task, g.Question)
+	if err != nil {
+		return "", e.fail(err)
+	}
+	return rec.State, nil
+}
+
+// AnswerGate claims a waiting gate, once.
+func (e *Engine) AnswerGate(id session.GateID) error {
+	_, err := e.Repo.AnswerGate(id.Trace, id.Task)
+	return e.fail(err)
+}
+
+// Gate reads a gate of the registry.
+func (e *Engine) Gate(id session.GateID) (session.GateAsk, string) {
+	rec, err := e.Repo.FindGate(id.Trace, id.Task)
+	if err != nil {
+		return session.GateAsk{}, ""
+	}
+	return session.GateAsk{ID: id, Question: rec.Question}, rec.State
+}
+
+// Gates lists the gates that wait.
+func (e *Engine) Gates() ([]session.GateAsk, error) {
+	recs, err := e.Repo.Gates()
+	if err != nil {
+		return nil, e.fail(err)
+	}
+	out := []session.GateAsk{}
+	for _, rec := range recs {
+		if rec.State == gitstage.GateWaiting {
+			out = append(out, session.GateAsk{ID: session.GateID{Trace: rec.Trace, Task: rec.Task}, Question: rec.Question})
+		}
+	}
+	return out, nil
+}
+
+// LastRun reads the latest trace under .nika/traces/: the journal whose
+// name sorts last (spec 17 names them <ISO-compact>-<short-id>.ndjson, so
+// the name orders them in time). It never follows a symlink.
+func (e *Engine) LastRun() (*session.RunFacts, error) {
+	root, err := safefs.Open(e.Repo.Root)
+	if err != nil {
+		return nil, session.Errorf(session.Io, "cannot open the project root")
+	}
+	defer root.Close()
+	for _, d := range []string{".nika", session.TraceDir} {
+		info, err := root.Lstat(d)
+		switch {
+		case err != nil && errors.Is(err, safefs.ErrSymlink), err == nil && info.Symlink:
+			return nil, session.Errorf(session.NotAllowed, "%s is a symlink; traces are not read through one", d)
+		case err != nil:
+			return nil, session.Errorf(session.Io, "%s could not be read", d)
+		case !info.Exists:
+			return nil, nil
+		case !info.Dir:
+			return nil, session.Errorf(session.NotAllowed, "%s is not a directory", d)
+		}
+	}
+	ents, err := os.ReadDir(filepath.Join(e.Repo.Root, filepath.FromSlash(session.TraceDir)))
+	if err != nil {
+		return nil, session.Errorf(session.Io, "%s could not be listed", session.TraceDir)
+	}
+	latest := ""
+	for _, en := range ents {
+		if en.Type().IsRegular() && strings.HasSuffix(en.Name(), ".ndjson") && en.Name() > latest {
+			latest = en.Name()
+		}
+	}
+	if latest == "" {
+		return nil, nil
+	}
+	p := session.TraceDir + "/" + latest
+	data, err := e.read(p, session.MaxTraceBytes)
+	if err != nil {
+		return nil, err
+	}
+	r := session.ParseTrace(p, data)
+	return &r, nil
 }

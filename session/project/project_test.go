@@ -166,3 +166,34 @@ func TestSnapshotTruncates(t *testing.T) {
 		t.Fatal(s.Summary())
 	}
 }
+
+// TestLastRunReadsTheLatestTrace: the journal whose name sorts last is
+// read; no traces is no run; a symlinked traces directory is refused,
+// never followed.
+func TestLastRunReadsTheLatestTrace(t *testing.T) {
+	dir := repo(t)
+	e, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := e.LastRun(); r != nil || err != nil {
+		t.Fatalf("no traces: %+v %v", r, err)
+	}
+	traces := filepath.Join(dir, ".nika", "traces")
+	os.MkdirAll(traces, 0o755)
+	os.WriteFile(filepath.Join(traces, "20260101T000000Z-a.ndjson"), []byte(`{"kind":"workflow_started","fields":[{"key":"workflow","value":"old"}]}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(traces, "20260301T000000Z-c.ndjson"), []byte(`{"kind":"workflow_started","fields":[{"key":"workflow","value":"new"}]}`+"\n"+`{"kind":"workflow_failed","fields":[]}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(traces, "notes.txt"), []byte("zzz"), 0o644)
+	r, err := e.LastRun()
+	if err != nil || r == nil || r.Workflow != "new" || r.Status != "failed" || r.Trace != ".nika/traces/20260301T000000Z-c.ndjson" {
+		t.Fatalf("%+v %v", r, err)
+	}
+	os.RemoveAll(filepath.Join(dir, ".nika"))
+	elsewhere := t.TempDir()
+	os.WriteFile(filepath.Join(elsewhere, "20990101T000000Z-x.ndjson"), []byte(`{"kind":"workflow_completed"}`+"\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, ".nika"), 0o755)
+	os.Symlink(elsewhere, traces)
+	if _, err := e.LastRun(); session.ClassOf(err) != session.NotAllowed || strings.Contains(err.Error(), elsewhere) {
+		t.Fatalf("through a symlink: %v", err)
+	}
+}

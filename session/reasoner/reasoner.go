@@ -29,6 +29,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nika-dev/nika/hostpath"
 	"github.com/nika-dev/nika/session"
 )
 
@@ -37,7 +38,10 @@ const MaxReply = 1 << 20
 
 // Command runs a program with the prompt on its standard input.
 type Command struct {
-	Argv    []string
+	Argv []string
+	// Dir is the program's working directory ("": the process's); its
+	// paths in the program's messages become relative.
+	Dir     string
 	Timeout time.Duration // 0: two minutes
 	// Env is the program's environment; nil inherits the process's (the
 	// program is the human's own app, and may need its own settings). The
@@ -67,6 +71,7 @@ func (c *Command) Reason(ctx context.Context, b session.Bundle) (string, error) 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
 	cmd.Env = c.Env
+	cmd.Dir = c.Dir
 	cmd.Stdin = strings.NewReader(b.Prompt())
 	var out, errb capBuf
 	out.max, errb.max = MaxReply, 4096
@@ -79,9 +84,12 @@ func (c *Command) Reason(ctx context.Context, b session.Bundle) (string, error) 
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
+		// What the program printed is the human's program's text: it can
+		// hold its key (redacted) and this machine's paths (scrubbed).
 		msg := strings.TrimSpace(errb.String())
 		if msg != "" {
-			msg = ": " + oneLine(msg)
+			msg, _ = session.Redact(msg)
+			msg = ": " + oneLine(hostpath.New(c.Dir, hostpath.Options{}).Text(msg))
 		}
 		return "", session.Errorf(session.IntelligenceRefused, "%s exited %d%s · check the program, or choose another with /intelligence", filepath.Base(c.Argv[0]), ee.ExitCode(), msg)
 	case err != nil:
@@ -144,13 +152,62 @@ func (h *HTTP) Endpoint() string {
 	return u + "/v1/chat/completions"
 }
 
-// Where names the endpoint's host.
+// Where names the endpoint's exact origin: scheme, host and port. Data
+// goes there and nowhere else: a redirect to another origin is refused.
 func (h *HTTP) Where() string {
-	host := h.URL
-	if u, err := url.Parse(h.URL); err == nil && u.Host != "" {
-		host = u.Scheme + "://" + u.Host
+	return fmt.Sprintf("the model %q at %s", h.Model, Origin(h.URL))
+}
+
+// Origin is a URL's origin, its port always written: https://h:443.
+func Origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw
 	}
-	return fmt.Sprintf("the model %q at %s", h.Model, host)
+	return origin(u)
+}
+
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		switch strings.ToLower(u.Scheme) {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// MaxRedirects bounds the redirects followed within the endpoint's origin.
+const MaxRedirects = 3
+
+// redirectError is a redirect the reasoner would not follow.
+type redirectError struct{ from, to string }
+
+func (e *redirectError) Error() string { return "redirect from " + e.from + " to " + e.to }
+
+// client is h.Client (or a default one) that follows a redirect only
+// within the endpoint's origin: never to another scheme, host or port,
+// where the bundle (and the key) would go to a place the human did not
+// choose.
+func (h *HTTP) client() *http.Client {
+	c := http.Client{}
+	if h.Client != nil {
+		c = *h.Client
+	}
+	start := Origin(h.Endpoint())
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if to := origin(req.URL); to != start {
+			return &redirectError{from: start, to: to}
+		}
+		if len(via) > MaxRedirects {
+			return &redirectError{from: start, to: origin(req.URL) + " (more than " + fmt.Sprint(MaxRedirects) + " redirects)"}
+		}
+		return nil
+	}
+	return &c
 }
 
 type chatMessage struct {
@@ -189,12 +246,12 @@ func (h *HTTP) Reason(ctx context.Context, b session.Bundle) (string, error) {
 	if h.Key != "" {
 		req.Header.Set("Authorization", "Bearer "+h.Key)
 	}
-	client := h.Client
-	if client == nil {
-		client = &http.Client{}
-	}
-	resp, err := client.Do(req)
+	resp, err := h.client().Do(req)
 	if err != nil {
+		var re *redirectError
+		if errors.As(err, &re) {
+			return "", session.Errorf(session.IntelligenceRefused, "%s redirected the request to %s, another origin · nika sends a question only to the origin you chose, so nothing was sent there; choose that endpoint with /intelligence if you trust it", h.Where(), re.to)
+		}
 		var ne net.Error
 		if ctx.Err() == context.DeadlineExceeded || (errors.As(err, &ne) && ne.Timeout()) {
 			return "", session.Errorf(session.Io, "%s did not answer within %s · try again later", h.Where(), t)
@@ -210,7 +267,8 @@ func (h *HTTP) Reason(ctx context.Context, b session.Bundle) (string, error) {
 	_ = json.Unmarshal(data, &cr)
 	detail := ""
 	if cr.Error != nil && cr.Error.Message != "" {
-		detail = ": " + oneLine(cr.Error.Message)
+		msg, _ := session.Redact(cr.Error.Message)
+		detail = ": " + oneLine(hostpath.New("", hostpath.Options{}).Text(msg))
 	}
 	switch {
 	case resp.StatusCode == 401 || resp.StatusCode == 403:

@@ -157,3 +157,85 @@ func TestHTTPTimeoutAndUnreachable(t *testing.T) {
 		t.Fatal(c, err)
 	}
 }
+
+// TestHTTPNeverFollowsARedirectToAnotherOrigin: an endpoint that
+// redirects to another port (another origin, as another host or scheme
+// would be) gets one request; the other origin gets none, whatever the
+// redirect's code; the refusal names the target; a redirect within the
+// origin is followed.
+func TestHTTPNeverFollowsARedirectToAnotherOrigin(t *testing.T) {
+	var other int
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		other++
+		w.Write([]byte(`{"choices":[{"message":{"role":"assistant","content":"stolen"}}]}`))
+	}))
+	defer elsewhere.Close()
+	for _, code := range []int{301, 302, 303, 307, 308} {
+		var first int
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			first++
+			http.Redirect(w, r, elsewhere.URL+"/v1/chat/completions", code)
+		}))
+		h := &HTTP{URL: srv.URL, Model: "m", Key: "k-123"}
+		_, err := h.Reason(context.Background(), bundle)
+		srv.Close()
+		if classOf(t, err) != session.IntelligenceRefused {
+			t.Fatalf("%d: %v", code, err)
+		}
+		if want := Origin(elsewhere.URL); !strings.Contains(err.Error(), want) {
+			t.Errorf("%d: the refusal does not name %s: %v", code, want, err)
+		}
+		if first != 1 {
+			t.Errorf("%d: the endpoint got %d requests", code, first)
+		}
+	}
+	if other != 0 {
+		t.Fatalf("the other origin got %d requests", other)
+	}
+	// within the origin: followed
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.Path)
+		if r.URL.Path == "/v1/chat/completions" {
+			http.Redirect(w, r, "/v2/chat/completions", 307)
+			return
+		}
+		w.Write([]byte(`{"choices":[{"message":{"role":"assistant","content":"here"}}]}`))
+	}))
+	defer srv.Close()
+	h := &HTTP{URL: srv.URL, Model: "m"}
+	if reply, err := h.Reason(context.Background(), bundle); err != nil || reply != "here" {
+		t.Fatalf("%q %v", reply, err)
+	}
+	if strings.Join(paths, " ") != "/v1/chat/completions /v2/chat/completions" {
+		t.Fatal(paths)
+	}
+	if w := h.Where(); !strings.Contains(w, Origin(srv.URL)) || !strings.Contains(Origin(srv.URL), ":") {
+		t.Fatalf("where %q", w)
+	}
+	if got := Origin("https://api.example.com/v1"); got != "https://api.example.com:443" {
+		t.Fatal(got)
+	}
+}
+
+// TestCommandErrorIsRedactedAndScrubbed: a failing program's stderr is
+// copied into the refusal with its secrets redacted and no host path.
+func TestCommandErrorIsRedactedAndScrubbed(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	key := "sk-ant-api03-" + strings.Repeat("Ab3dE", 18) + "x7Q" + "AA"
+	p := script(t, "echo \"error: key "+key+" rejected; see "+home+"/.config/app/log and /opt/app/lib/x\" >&2\nexit 3\n")
+	_, err := (&Command{Argv: []string{p}}).Reason(context.Background(), bundle)
+	if classOf(t, err) != session.IntelligenceRefused {
+		t.Fatal(err)
+	}
+	msg := err.Error()
+	for _, leak := range []string{key, home, "/opt/app", filepath.Dir(p)} {
+		if strings.Contains(msg, leak) {
+			t.Errorf("the refusal holds %q: %s", leak, msg)
+		}
+	}
+	if !strings.Contains(msg, "[redacted") || !strings.Contains(msg, "<home>/.config/app/log") {
+		t.Errorf("%s", msg)
+	}
+}
