@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -81,7 +82,7 @@ func setupGit(env *testscript.Env) error {
 
 var scriptEnvKeys = []string{"PATH", "HOME", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
 	"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "NO_COLOR", "TERM", "PAGER", "GIT_PAGER", "LESS",
-	"GNUPGHOME",
+	"GNUPGHOME", "NIKA_PAGER", "NIKA_COLOR",
 	"WORK", machineLogVar,
 	// the session_boundary script's planted secret and its API key
 	"NIKA_PLANTED", "NIKA_KEY"}
@@ -108,15 +109,25 @@ func scriptCmd(ts *testscript.TestScript, args []string) *exec.Cmd {
 // consent prompts (see runAnswers: typed keys, pastes, bursts, typing
 // ahead, Ctrl-D):
 //
-//	pty ANSWER nika apply $ID
+//	pty [-rows N] ANSWER nika apply $ID
 //
+// -rows sets the terminal's height (500 by default, so nothing pages). An
+// empty ANSWER answers nothing: the command runs to its end.
 // The whole terminal transcript becomes stdout.
 func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
+	rows := uint16(500)
+	if len(args) > 2 && args[0] == "-rows" {
+		n, err := strconv.Atoi(args[1])
+		if err != nil {
+			ts.Fatalf("pty: -rows %s: %v", args[1], err)
+		}
+		rows, args = uint16(n), args[2:]
+	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: pty ANSWER command [args...]")
+		ts.Fatalf("usage: pty [-rows N] ANSWER command [args...]")
 	}
 	cmd := scriptCmd(ts, args[1:])
-	out, err := runPty(cmd, args[0], 60*time.Second)
+	out, err := runPtySize(cmd, args[0], rows, 60*time.Second)
 	if err == errNoPrompt {
 		ts.Fatalf("pty: no consent prompt within 60s; output so far:\n%s", out)
 	}

@@ -28,8 +28,10 @@ type ttyDriver struct {
 	pos  int // the transcript up to here was matched
 }
 
-func startTTY(cmd *exec.Cmd) (*ttyDriver, error) {
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 500, Cols: 200})
+func startTTY(cmd *exec.Cmd) (*ttyDriver, error) { return startTTYSize(cmd, 500) }
+
+func startTTYSize(cmd *exec.Cmd, rows uint16) (*ttyDriver, error) {
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: 200})
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +150,9 @@ func (d *ttyDriver) wait(limit time.Duration) error {
 //
 // Steps are separated by |; \n in TEXT is a newline.
 func runAnswers(d *ttyDriver, script, prompt string, wait time.Duration) error {
+	if script == "" {
+		return nil // answer nothing: the command runs to its end
+	}
 	for _, step := range strings.Split(script, "|") {
 		step = strings.ReplaceAll(step, `\n`, "\n")
 		if t, ok := strings.CutPrefix(step, "ahead:"); ok {
@@ -183,7 +188,11 @@ var errNoPrompt = errors.New("no consent prompt")
 // terminal, follows the answer script at each consent prompt, and returns
 // the transcript (CRLF turned to LF) and cmd's exit error.
 func runPty(cmd *exec.Cmd, script string, wait time.Duration) (string, error) {
-	d, err := startTTY(cmd)
+	return runPtySize(cmd, script, 500, wait)
+}
+
+func runPtySize(cmd *exec.Cmd, script string, rows uint16, wait time.Duration) (string, error) {
+	d, err := startTTYSize(cmd, rows)
 	if err != nil {
 		return "", err
 	}

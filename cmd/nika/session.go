@@ -61,7 +61,7 @@ func (d *door) summary(eng *project.Engine) error {
 	if d.json {
 		return d.writeJSON(summaryJSON{Type: "summary", Snapshot: snap})
 	}
-	_, err = io.WriteString(d.stdout, snap.Summary())
+	_, err = io.WriteString(d.stdout, escapeText(snap.Summary()))
 	return err
 }
 

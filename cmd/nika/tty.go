@@ -258,11 +258,11 @@ func (t *terminal) readLine() (line string, pasted bool, err error) {
 		}
 		switch k.r {
 		case keyPasteEnd:
-			if len(rs) == 0 && pasted {
+			if len(rs) == 0 {
 				return "", true, errPasteEnd
 			}
 		case keyEnter:
-			t.out("\r\n")
+			t.out("\n")
 			t.flushEcho()
 			return string(rs), pasted || k.pasted, nil
 		case keyErase:
@@ -276,12 +276,12 @@ func (t *terminal) readLine() (line string, pasted bool, err error) {
 			}
 			rs = rs[:0]
 		case keyInterrupt:
-			t.out("^C\r\n")
+			t.out("^C\n")
 			t.flushEcho()
 			return "", false, errNoAnswer
 		case keyEOF:
 			if len(rs) == 0 {
-				t.out("\r\n")
+				t.out("\n")
 				t.flushEcho()
 				return "", false, errNoAnswer
 			}
@@ -311,16 +311,16 @@ func (t *terminal) answer(prompt string) (string, error) {
 		t.f.WriteString("\x1b[?2004h" + prompt)
 		line, pasted, err := t.readLine()
 		if err == errPasteEnd {
-			t.f.WriteString("\r\n")
+			t.f.WriteString("\n")
 			pasted = true
 		} else if err != nil {
 			return "", err
 		}
 		switch {
 		case pasted:
-			t.f.WriteString("nika: that answer was pasted, and a pasted answer never counts · type it\r\n")
+			t.f.WriteString("nika: that answer was pasted, and a pasted answer never counts · type it\n")
 		case strings.TrimSpace(line) == "":
-			t.f.WriteString("nika: nothing was typed · type your answer\r\n")
+			t.f.WriteString("nika: nothing was typed · type your answer\n")
 		default:
 			return line, nil
 		}
