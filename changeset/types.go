@@ -69,19 +69,6 @@ func WitnessOf(b []byte) Witness { return Witness(blake3.Sum256(b)) }
 // String renders the witness as blake3:<64 hex>.
 func (w Witness) String() string { return "blake3:" + hex.EncodeToString(w[:]) }
 
-// ParseWitness reads blake3:<64 hex>.
-func ParseWitness(s string) (Witness, error) {
-	var w Witness
-	h, ok := strings.CutPrefix(s, "blake3:")
-	if !ok || len(h) != 64 {
-		return w, fmt.Errorf("witness %q is not blake3:<64 hex>", s)
-	}
-	if _, err := hex.Decode(w[:], []byte(h)); err != nil {
-		return w, fmt.Errorf("witness %q is not blake3:<64 hex>", s)
-	}
-	return w, nil
-}
-
 // Side is one end of a change: the file as it is in the base (Before) or as
 // it will be after the apply (After). A nil Side means the path is absent,
 // which is itself witnessed: a create's Before is nil, and apply refuses if

@@ -35,6 +35,7 @@ func TestCIRecipe(t *testing.T) {
 			}
 			return nil
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){"pty": cmdPty, "id": cmdID},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"pty": cmdPty, "id": cmdID,
+			"nikasource": cmdNikaSource, "ghactions": cmdGHActions},
 	})
 }

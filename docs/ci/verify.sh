@@ -6,7 +6,8 @@
 #   sh docs/ci/verify.sh [BASE]
 #
 # BASE is the branch the change goes into (default: $NIKA_BASE, else
-# origin/main). The commits checked are BASE..HEAD. Set NIKA_ALLOW_COMMITS=1
+# origin/main). nika must be on PATH, or NIKA_VERSION names the module
+# version (a tag) to go install. The commits checked are BASE..HEAD. Set NIKA_ALLOW_COMMITS=1
 # to let ordinary commits (no Nika-Proposal trailer) through; by default they
 # fail (exit 25). Set NIKA_FETCH_PROPOSALS=1 to also fetch the proposals
 # published with nika push (refs/nika/proposals/*). Set NIKA_REQUIRE_SIGNED=1
@@ -24,7 +25,12 @@ set -eu
 base="${1:-${NIKA_BASE:-origin/main}}"
 
 if ! command -v nika >/dev/null 2>&1; then
-	go install github.com/nika-dev/nika/cmd/nika@latest
+	# Build nika from a pinned version, never from whatever is newest.
+	if [ -z "${NIKA_VERSION:-}" ]; then
+		echo "verify.sh: nika is not on PATH; install it, or set NIKA_VERSION to the module version to build (a tag)" >&2
+		exit 127
+	fi
+	go install "github.com/nika-dev/nika/cmd/nika@$NIKA_VERSION"
 	PATH="$(go env GOPATH)/bin:$PATH"
 	export PATH
 fi
