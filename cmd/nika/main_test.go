@@ -34,6 +34,7 @@ func TestScripts(t *testing.T) {
 			"pty":   cmdPty,
 			"notty": cmdNoTTY,
 			"id":    cmdID,
+			"mcp":   cmdMCP,
 		},
 		RequireExplicitExec: false,
 	})
