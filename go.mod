@@ -3,6 +3,7 @@ module github.com/nika-dev/nika
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.5.0
 	github.com/aymanbagabas/go-udiff v0.4.2
 	github.com/creack/pty v1.1.24
 	github.com/fatih/color v1.19.0
