@@ -94,10 +94,12 @@ func (d *door) mcp(c *cli.Context) error {
 		dir = abs
 	}
 	d.json = true
+	if isTerminal(d.stdin) {
+		fmt.Fprintln(d.stderr, "nika mcp speaks the Model Context Protocol on stdin and stdout: an agent host starts it (see docs/agents.md); end it with Ctrl-D")
+	}
 	s := &mcpServer{d: d, dir: dir, allow: c.StringSlice("allow"), tools: map[string]bool{}}
-	// A repository that cannot be opened now is not fatal: every tool
-	// answers with the refusal, so that the host shows why.
-	_, _ = s.open()
+	// The project is opened by each call, not here: a directory that is no
+	// repository (yet) is not fatal, and every tool answers why.
 	srv := mcp.NewServer(&mcp.Implementation{Name: "nika", Title: "nika: propose changes for a human to apply", Version: version().Version},
 		&mcp.ServerOptions{Instructions: mcpInstructions, Capabilities: &mcp.ServerCapabilities{}})
 	s.register(srv)
