@@ -71,11 +71,12 @@ func (d *door) mcpCommand() *cli.Command {
 // repository handle is not safe for concurrent use, and a call sees the
 // records the call before it left).
 type mcpServer struct {
-	d     *door
-	dir   string   // where the project is looked for
-	allow []string // the human's --allow flags
-	mu    sync.Mutex
-	tools map[string]bool
+	d      *door
+	dir    string   // where the project is looked for
+	allow  []string // the human's --allow flags
+	mu     sync.Mutex
+	closed bool // the session ended: no call starts any more
+	tools  map[string]bool
 }
 
 func (d *door) mcp(c *cli.Context) error {
@@ -106,10 +107,11 @@ func (d *door) mcp(c *cli.Context) error {
 	srv.AddReceivingMiddleware(s.middleware)
 	t := &mcp.IOTransport{Reader: readCloser{d.stdin}, Writer: writeCloser{d.stdout}, MaxLineLength: mcpMaxFrame}
 	err := srv.Run(context.Background(), t)
-	// A call still running finishes before the process ends: nothing is
-	// left half-written when the host closes stdin mid-call.
+	// A call still running finishes before the process ends, and none
+	// starts after: nothing is left half-written when the host closes
+	// stdin mid-call. The lock is kept until the process exits.
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.closed = true
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(d.stderr, "nika mcp: the session ended: %s\n", d.scrub(err.Error()))
 		return exitErr(refusal.Code(refusal.Io))
@@ -138,6 +140,9 @@ func (s *mcpServer) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		if s.closed {
+			return nil, mcp.ErrConnectionClosed
+		}
 		if ctr, ok := req.(*mcp.CallToolRequest); ok && !s.tools[ctr.Params.Name] {
 			names := make([]string, 0, len(s.tools))
 			for n := range s.tools {
