@@ -397,12 +397,12 @@ func (s *mcpServer) list(_ context.Context, _ *mcp.CallToolRequest, in mcpListIn
 		}
 		text.WriteString("\n")
 	}
-	if len(ls) == 0 {
+	switch {
+	case len(ls) > 0:
+	case in.All:
 		text.WriteString("no proposals\n")
-		if !in.All {
-			text.Reset()
-			text.WriteString("no pending proposals\n")
-		}
+	default:
+		text.WriteString("no pending proposals\n")
 	}
 	return textResult(text.String()), out, nil
 }
