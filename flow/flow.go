@@ -68,15 +68,50 @@ func Propose(repo *Repo, in ProposeInput) (*Proposed, error) {
 // builds one from the fix ladder's repairs). in.Input and in.Format are
 // not read.
 func ProposeDraft(repo *Repo, draft *changeset.Draft, in ProposeInput) (*Proposed, error) {
+	pr, err := prepare(repo, draft, in)
+	if err != nil {
+		return nil, err
+	}
+	if pr.set == nil {
+		return pr.out, nil
+	}
+	out, r := pr.out, repo.g
+	var notes json.RawMessage
+	if len(out.Repairs) > 0 {
+		notes, _ = json.Marshal(recordNotes{Repairs: out.Repairs})
+	}
+	p, rec, again, err := stage(r, pr.base, pr.set, pr.runTrailer, notes)
+	if err != nil {
+		return nil, err
+	}
+	out.Again = again
+	out.Proposal, out.Record, out.Signing = p, rec, Signing(r)
+	return out, nil
+}
+
+// prepared is a draft resolved, repaired and validated up to staging:
+// what ProposeDraft stages and Check audits without staging, so that both
+// give the same refusals. set is nil when nothing would change.
+type prepared struct {
+	out        *Proposed
+	base       *gitstage.Base
+	set        *changeset.Set
+	runTrailer string
+}
+
+// prepare is Propose's path up to staging. It writes nothing.
+func prepare(repo *Repo, draft *changeset.Draft, in ProposeInput) (*prepared, error) {
 	r := repo.g
 	out := &Proposed{Format: draft.Format, repo: r}
+	pr := &prepared{out: out}
 	if len(draft.Intents) == 0 {
-		return out, nil
+		return pr, nil
 	}
 	base, err := r.OpenBase()
 	if err != nil {
 		return nil, err
 	}
+	pr.base = base
 	allow := append(append([]string{}, in.Allow...), r.Config.GetAll("nika.allow")...)
 	changes, unchanged, err := changeset.Resolve(draft, base, changeset.Policy{Allow: allow})
 	if err != nil {
@@ -88,7 +123,7 @@ func ProposeDraft(repo *Repo, draft *changeset.Draft, in ProposeInput) (*Propose
 	}
 	out.Unchanged = append(unchanged, more...)
 	if len(changes) == 0 {
-		return out, nil
+		return pr, nil
 	}
 	for _, c := range changes {
 		if c.After != nil {
@@ -101,24 +136,14 @@ func ProposeDraft(repo *Repo, draft *changeset.Draft, in ProposeInput) (*Propose
 	if !base.Head.Unborn() {
 		set.Base = base.Head.Commit.String()
 	}
-	runTrailer := ""
 	if in.Run != nil {
 		if set.Run, err = runRequest(base, changes, in.Run); err != nil {
 			return nil, err
 		}
-		runTrailer = preview.RunJSON(set.Run)
+		pr.runTrailer = preview.RunJSON(set.Run)
 	}
-	var notes json.RawMessage
-	if len(out.Repairs) > 0 {
-		notes, _ = json.Marshal(recordNotes{Repairs: out.Repairs})
-	}
-	p, rec, again, err := stage(r, base, set, runTrailer, notes)
-	if err != nil {
-		return nil, err
-	}
-	out.Again = again
-	out.Proposal, out.Record, out.Signing = p, rec, Signing(r)
-	return out, nil
+	pr.set = set
+	return pr, nil
 }
 
 // runRequest validates a run request: the workflow must be a workflow

@@ -20,7 +20,7 @@ func (d *door) applyCommand() *cli.Command {
 		Flags: []cli.Flag{jsonFlag,
 			&cli.StringSliceFlag{Name: "only", Usage: "apply only the changes to these paths (or globs), as a derived proposal; repeatable"},
 			&cli.StringSliceFlag{Name: "exclude", Usage: "apply all but the changes to these paths (or globs), as a derived proposal; repeatable"},
-		}, Action: d.apply}
+		}, Action: humansOnly(d.apply)}
 }
 
 // apply is the consent door. The order is the law: the proposal is checked

@@ -138,6 +138,7 @@ func (d *door) commands() []*cli.Command {
 		d.fetchCommand(),
 		d.recoverCommand(),
 		d.serveCommand(),
+		d.mcpCommand(),
 		d.helpCommand(),
 		d.completionCommand(),
 	}

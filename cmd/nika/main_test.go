@@ -38,6 +38,7 @@ func TestScripts(t *testing.T) {
 			"expect":   cmdExpect,
 			"stdio":    cmdStdio,
 			"fakechat": cmdFakeChat,
+			"mcp":      cmdMCP,
 		},
 		RequireExplicitExec: false,
 	})

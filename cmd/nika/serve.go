@@ -44,7 +44,9 @@ func (d *door) serveCommand() *cli.Command {
 			&cli.BoolFlag{Name: "stdio", Usage: "speak the protocol on standard input and output"},
 			jsonFlag,
 		},
-		Action: d.serve,
+		// Its host sends consents and gate answers for a human: an agent
+		// host's command environment is refused, as at nika apply.
+		Action: humansOnly(d.serve),
 	}
 }
 
