@@ -146,7 +146,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Parse: %v\n%s", err, diff)
 		}
-		if len(d.Intents) != 1 || d.Intents[0].Op != changeset.OpEdit {
+		if len(d.Intents) != 1 || (d.Intents[0].Op != changeset.OpEdit && d.Intents[0].Op != changeset.OpWrite) || d.Intents[0].Edit == nil {
 			t.Fatalf("intents %+v\n%s", d.Intents, diff)
 		}
 		got, err := d.Intents[0].Edit.Apply(old)

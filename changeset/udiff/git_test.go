@@ -22,61 +22,52 @@ import (
 // tree is a commit's files: path -> bytes.
 type tree map[string][]byte
 
-// applyDraft applies a draft to files the way changeset.Resolve would, but
-// over a plain map, and also runs a deletion's Edit (the witness check).
+// applyDraft resolves a draft over a plain map of files, the way propose
+// resolves it over HEAD, and returns the files after its changes.
 func applyDraft(d *changeset.Draft, files tree) (tree, error) {
+	changes, _, err := changeset.Resolve(d, treeBase(files), changeset.Policy{Allow: []string{"**"}})
+	if err != nil {
+		return nil, err
+	}
 	out := tree{}
 	for p, b := range files {
 		out[p] = b
 	}
-	for _, in := range d.Intents {
-		base, present := out[in.Path]
-		switch in.Op {
-		case changeset.OpAdd:
-			if present {
-				return nil, fmt.Errorf("add of present %q", in.Path)
-			}
-			if in.Content == nil {
-				return nil, fmt.Errorf("add of %q without content", in.Path)
-			}
-			out[in.Path] = in.Content
-		case changeset.OpEdit:
-			if !present {
-				return nil, fmt.Errorf("edit of absent %q", in.Path)
-			}
-			b, err := in.Edit.Apply(base)
-			if err != nil {
-				return nil, err
-			}
-			out[in.Path] = b
-		case changeset.OpDelete:
-			if !present {
-				return nil, fmt.Errorf("delete of absent %q", in.Path)
-			}
-			if in.Edit != nil {
-				if b, err := in.Edit.Apply(base); err != nil || b != nil {
-					return nil, fmt.Errorf("delete witness of %q: %v %q", in.Path, err, b)
-				}
-			}
-			delete(out, in.Path)
-		case changeset.OpMove:
-			if !present {
-				return nil, fmt.Errorf("move of absent %q", in.Path)
-			}
-			if _, ok := out[in.To]; ok {
-				return nil, fmt.Errorf("move onto present %q", in.To)
-			}
-			b := base
-			if in.Edit != nil {
-				var err error
-				if b, err = in.Edit.Apply(base); err != nil {
-					return nil, err
-				}
-			}
-			delete(out, in.Path)
-			out[in.To] = b
+	for _, c := range changes {
+		switch c.Kind {
+		case changeset.Delete:
+			delete(out, string(c.Path))
+		case changeset.Move:
+			delete(out, string(c.From))
+			out[string(c.Path)] = c.After.Bytes
 		default:
-			return nil, fmt.Errorf("unexpected op %s", in.Op)
+			out[string(c.Path)] = c.After.Bytes
+		}
+	}
+	return out, nil
+}
+
+// treeBase is a changeset.Base over a tree: a path is a File if the tree
+// holds it, a Dir if it is a prefix of one, else Absent.
+type treeBase tree
+
+func (m treeBase) Entry(p changeset.Path) (changeset.Entry, error) {
+	if b, ok := m[string(p)]; ok {
+		return changeset.Entry{Kind: changeset.File, Mode: changeset.ModeFile, Bytes: b}, nil
+	}
+	for k := range m {
+		if strings.HasPrefix(k, string(p)+"/") {
+			return changeset.Entry{Kind: changeset.Dir, Mode: changeset.ModeDir}, nil
+		}
+	}
+	return changeset.Entry{Kind: changeset.Absent}, nil
+}
+
+func (m treeBase) Files(dir changeset.Path) ([]changeset.Path, error) {
+	var out []changeset.Path
+	for k := range m {
+		if strings.HasPrefix(k, string(dir)+"/") {
+			out = append(out, changeset.Path(k))
 		}
 	}
 	return out, nil
@@ -172,7 +163,7 @@ func history() []tree {
 		"del.txt":           []byte("to be deleted\nsecond\n"),
 		"ren.txt":           []byte(ren),
 		"sp ace.txt":        []byte("spaced\n"),
-		"t\tab":             []byte("tab\n"),
+		"t ab":              []byte("tab\n"),
 		"ü.txt":             []byte("umlaut\n"),
 		"q\"uote":           []byte("quote\n"),
 		"empty.txt":         {},
@@ -189,7 +180,7 @@ func history() []tree {
 		"crlf.txt":          []byte("one\r\nTWO\r\nthree\r\nfour\r\nfive\r\n"),
 		"dir/ren2.txt":      withLines(ren, map[int]string{12: "moved and changed\n"}),
 		"sp ace 2.txt":      []byte("spaced\n"),
-		"t\tab":             []byte("tab changed\n"),
+		"t ab":              []byte("tab changed\n"),
 		"ü.txt":             []byte("umlaut\n"),
 		"r e n":             []byte("quote\n"),
 		"new.txt":           []byte("brand\nnew\n"),
@@ -361,7 +352,16 @@ func TestGitDiffRandom(t *testing.T) {
 			}
 			got, err := applyDraft(d, tree{"old": ob})
 			if err != nil {
-				t.Fatalf("round %d %s: apply: %v\nold %q\nnew %q\n%s", round, u, err, ob, nb, diff)
+				// nika refuses only what git apply refuses too (a -U0
+				// insertion at the top of a file, which git reads as a
+				// creation without --unidiff-zero).
+				check := exec.Command("git", "apply", "--check", "-")
+				check.Dir, check.Stdin = dir, bytes.NewReader(diff)
+				check.Env = cmd.Env
+				if out, gerr := check.CombinedOutput(); gerr == nil {
+					t.Fatalf("round %d %s: apply: %v, and git apply accepts it\nold %q\nnew %q\n%s%s", round, u, err, ob, nb, diff, out)
+				}
+				continue
 			}
 			if !bytes.Equal(got["old"], nb) {
 				t.Fatalf("round %d %s: got %q, want %q\n%s", round, u, got["old"], nb, diff)

@@ -16,29 +16,18 @@ import (
 // the base, and the new lines (context and added) that replace them. Lines
 // keep their "\n", except a last line marked "\ No newline at end of file".
 type hunk struct {
-	n        int // 1-based index of the hunk in its file
-	line     int // input line of the @@ header
-	end      int // input line of the hunk's last line
+	n        int  // 1-based index of the hunk in its file
+	line     int  // input line of the @@ header
+	end      int  // input line of the hunk's last line
+	numbered bool // false for "@@ ... @@": the hunk is placed by its text alone
 	oldStart int
 	oldCount int
 	newStart int
 	newCount int
+	context  int // context lines
+	leading  int // context lines before the first - or + line
+	trailing int // context lines after the last - or + line
 	old, new [][]byte
-}
-
-// start is the 0-based index of the first base line the hunk replaces; for a
-// pure insertion ("-5,0") it is the index the new lines go before.
-func (h *hunk) start() int {
-	if h.oldCount == 0 {
-		return h.oldStart
-	}
-	return h.oldStart - 1
-}
-
-func (h *hunk) noNewlineAtEnd() bool { return lacksNewline(h.old) || lacksNewline(h.new) }
-
-func lacksNewline(ls [][]byte) bool {
-	return len(ls) > 0 && !bytes.HasSuffix(ls[len(ls)-1], []byte("\n"))
 }
 
 type entry struct {
@@ -50,11 +39,71 @@ type entry struct {
 // hunk reads the hunk whose header is at p.i.
 func (p *parser) hunk(n int, name string) (*hunk, error) {
 	h := &hunk{n: n, line: p.i + 1}
-	if err := h.parseHeader(p.header(p.i)); err != nil {
+	numbered, err := h.parseHeader(p.header(p.i))
+	if err != nil {
 		return nil, refuse(refusal.Invalid, h.line, "write hunk headers as @@ -<line>,<count> +<line>,<count> @@",
 			"hunk %d of %s has a malformed header: %v", n, name, err)
 	}
+	h.numbered = numbered
 	p.i++
+	var es []entry
+	if numbered {
+		if es, err = p.countedBody(h, name); err != nil {
+			return nil, err
+		}
+	} else {
+		es = p.openBody()
+	}
+	h.end = p.i
+	changed := false
+	for _, e := range es {
+		if e.kind != '+' {
+			h.old = append(h.old, e.text)
+		}
+		if e.kind != '-' {
+			h.new = append(h.new, e.text)
+		}
+		if e.kind == ' ' {
+			h.context++
+			if !changed {
+				h.leading++
+			}
+			h.trailing++
+		} else {
+			changed = true
+			h.trailing = 0
+		}
+	}
+	if !changed {
+		return nil, refuse(refusal.Invalid, h.line, "give the hunk the lines it removes (-) and adds (+), or drop it",
+			"hunk %d of %s changes no line: it holds only context", n, name)
+	}
+	if !numbered {
+		h.oldCount, h.newCount = len(h.old), len(h.new)
+	}
+	// A line without newline must be the last of its side.
+	for _, side := range []struct {
+		skip byte
+		n    int
+	}{{'+', len(h.old)}, {'-', len(h.new)}} {
+		k := 0
+		for _, e := range es {
+			if e.kind == side.skip {
+				continue
+			}
+			if k++; k < side.n && !bytes.HasSuffix(e.text, []byte("\n")) {
+				return nil, refuse(refusal.Invalid, e.line, "keep the \\ No newline marker for the last line of the file",
+					"hunk %d of %s marks a line without newline that other lines follow", n, name)
+			}
+		}
+	}
+	return h, nil
+}
+
+// countedBody reads the lines of a numbered hunk: exactly as many as its
+// header counts, and the "\ No newline" markers among them.
+func (p *parser) countedBody(h *hunk, name string) ([]entry, error) {
+	n := h.n
 	oldLeft, newLeft := h.oldCount, h.newCount
 	var es []entry
 	short := func(line int, where string) error {
@@ -99,7 +148,6 @@ func (p *parser) hunk(n int, name string) (*hunk, error) {
 		}
 		p.i++
 	}
-	h.end = p.i
 	if p.i < len(p.lines) && !p.sectionStart(p.i) {
 		switch t := p.header(p.i); {
 		case t == "--" || t == "-- ":
@@ -109,37 +157,62 @@ func (p *parser) hunk(n int, name string) (*hunk, error) {
 				"hunk %d of %s has more lines than its header %s counts", n, name, h.spec())
 		}
 	}
-	for _, e := range es {
-		if e.kind != '+' {
-			h.old = append(h.old, e.text)
+	return es, nil
+}
+
+// openBody reads the lines of an unnumbered hunk: every line that starts
+// with ' ', '-', '+' or '\', up to the next hunk or file section. An empty
+// line is an empty context line when more lines of the hunk follow it;
+// empty lines at its end separate it from what comes next.
+func (p *parser) openBody() []entry {
+	var es []entry
+	blank := 0 // empty lines read but not yet kept
+	for p.i < len(p.lines) && !p.sectionStart(p.i) {
+		l := p.lines[p.i]
+		t := p.header(p.i)
+		if t == "--" || t == "-- " {
+			break // a mail's signature
 		}
-		if e.kind != '-' {
-			h.new = append(h.new, e.text)
+		if t == "" {
+			blank++
+			p.i++
+			continue
 		}
-	}
-	// A line without newline must be the last of its side.
-	for _, side := range []struct {
-		skip byte
-		n    int
-	}{{'+', len(h.old)}, {'-', len(h.new)}} {
-		k := 0
-		for _, e := range es {
-			if e.kind == side.skip {
-				continue
+		kind := l[0]
+		if kind != ' ' && kind != '-' && kind != '+' && kind != '\\' {
+			break
+		}
+		for ; blank > 0; blank-- {
+			es = append(es, entry{' ', []byte("\n"), p.i - blank + 1})
+		}
+		text := l[1:]
+		if !bytes.HasSuffix(text, []byte("\n")) {
+			text = append(bytes.Clone(text), '\n')
+		}
+		if kind == '\\' {
+			if len(es) > 0 {
+				last := &es[len(es)-1]
+				last.text = bytes.TrimSuffix(last.text, []byte("\n"))
 			}
-			if k++; k < side.n && !bytes.HasSuffix(e.text, []byte("\n")) {
-				return nil, refuse(refusal.Invalid, e.line, "keep the \\ No newline marker for the last line of the file",
-					"hunk %d of %s marks a line without newline that other lines follow", n, name)
-			}
+		} else {
+			es = append(es, entry{kind, text, p.i + 1})
 		}
+		p.i++
 	}
-	return h, nil
+	p.i -= blank // trailing empty lines belong to what follows
+	return es
 }
 
 // sectionStart reports whether line i starts a new hunk or file section.
 func (p *parser) sectionStart(i int) bool {
 	t := p.header(i)
-	return strings.HasPrefix(t, "@@ ") || strings.HasPrefix(t, "diff ") || p.isPlainHeader(i)
+	return isHunkHeader(t) || strings.HasPrefix(t, "diff ") || p.isPlainHeader(i)
+}
+
+// isHunkHeader reports a line that opens a hunk: "@@ -…", or "@@" alone or
+// followed by a space.
+func isHunkHeader(t string) bool {
+	return t == "@@" || strings.HasPrefix(t, "@@ ")
 }
 
 func counts(old, new int) string {
@@ -157,33 +230,43 @@ func (h *hunk) spec() string {
 	return fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.oldStart, h.oldCount, h.newStart, h.newCount)
 }
 
-func (h *hunk) parseHeader(t string) error {
+// parseHeader reads a hunk header. It reports false for the unnumbered
+// headers that models write ("@@ ... @@", "@@ @@", "@@"): the text between
+// the two @@ holds no digit.
+func (h *hunk) parseHeader(t string) (numbered bool, err error) {
+	inner := strings.TrimPrefix(t, "@@")
+	if i := strings.Index(inner, "@@"); i >= 0 {
+		inner = inner[:i]
+	}
+	switch strings.TrimSpace(inner) {
+	case "", "...", "…", "-... +...", "-…+…", "-… +…":
+		return false, nil
+	}
 	rest, ok := strings.CutPrefix(t, "@@ -")
 	if !ok {
-		return fmt.Errorf("it does not start with @@ -")
+		return true, fmt.Errorf("it does not start with @@ -")
 	}
 	oldSpec, rest, ok := strings.Cut(rest, " +")
 	if !ok {
-		return fmt.Errorf("it has no +<line>")
+		return true, fmt.Errorf("it has no +<line>")
 	}
 	newSpec, _, ok := strings.Cut(rest, " @@")
 	if !ok {
-		return fmt.Errorf("it does not end with @@")
+		return true, fmt.Errorf("it does not end with @@")
 	}
-	var err error
 	if h.oldStart, h.oldCount, err = rangeSpec(oldSpec); err != nil {
-		return err
+		return true, err
 	}
 	if h.newStart, h.newCount, err = rangeSpec(newSpec); err != nil {
-		return err
+		return true, err
 	}
 	if (h.oldStart == 0 && h.oldCount != 0) || (h.newStart == 0 && h.newCount != 0) {
-		return fmt.Errorf("line 0 holds no lines")
+		return true, fmt.Errorf("line 0 holds no lines")
 	}
 	if h.oldCount == 0 && h.newCount == 0 {
-		return fmt.Errorf("it changes no line")
+		return true, fmt.Errorf("it changes no line")
 	}
-	return nil
+	return true, nil
 }
 
 // rangeSpec reads "<start>[,<count>]"; the count defaults to 1.
@@ -208,20 +291,136 @@ func number(s string) (int, error) {
 	return strconv.Atoi(s)
 }
 
-// edit is the Edit of a modified or renamed file: its hunks, in order.
+// edit is the Edit of a modified, renamed or copied file: its hunks, in
+// order.
 type edit struct {
 	name  string
 	hunks []*hunk
+	zero  bool // the diff reads as git apply --unidiff-zero reads it (see detectZero)
 }
 
-func (e *edit) Apply(base []byte) ([]byte, error) { return applyHunks(base, e.hunks, e.name) }
+func (e *edit) Apply(base []byte) ([]byte, error) { return applyHunks(base, e.hunks, e.name, e.zero) }
 
-// applyHunks applies hunks in order to base and returns new bytes.
-func applyHunks(base []byte, hunks []*hunk, name string) ([]byte, error) {
-	lines := splitLines(base)
-	out := make([]byte, 0, len(base))
-	at := 0
-	add := func(h *hunk, ls [][]byte) error {
+// region is a run of the base's lines, [start, end), that the hunks
+// applied so far replaced by lines. A region with start == end inserts.
+type region struct {
+	start, end int
+	lines      [][]byte
+}
+
+// image is the file as the hunks applied so far left it: the base's lines
+// and the regions that replace some of them, sorted, never touching (two
+// adjacent regions are merged into one). Lines inside a region are the
+// patched lines of git apply: a later hunk may not match them.
+type image struct {
+	orig [][]byte
+	regs []region
+}
+
+// size is the number of lines of the image.
+func (im *image) size() int {
+	n := len(im.orig)
+	for _, r := range im.regs {
+		n += len(r.lines) - (r.end - r.start)
+	}
+	return n
+}
+
+// at maps a line index of the image to the base: the base line index o
+// when that image line is a base line (or lies past the end), or the
+// region it falls in and the offset inside it.
+func (im *image) at(i int) (o int, reg int, off int) {
+	img, orig := 0, 0
+	for k, r := range im.regs {
+		if gap := r.start - orig; i < img+gap {
+			return orig + i - img, -1, 0
+		} else {
+			img += gap
+		}
+		orig = r.start
+		if i < img+len(r.lines) {
+			return -1, k, i - img
+		}
+		img += len(r.lines)
+		orig = r.end
+	}
+	return orig + i - img, -1, 0
+}
+
+// index is the image line index of base line o (o must not lie inside a
+// region).
+func (im *image) index(o int) int {
+	i := o
+	for _, r := range im.regs {
+		if r.end > o {
+			break
+		}
+		i += len(r.lines) - (r.end - r.start)
+	}
+	return i
+}
+
+// free reports whether base lines [o, o+m) are all in the image, next to
+// one another: no region overlaps them or inserts between them.
+func (im *image) free(o, m int) bool {
+	for _, r := range im.regs {
+		if r.start >= o+m {
+			break
+		}
+		if r.end > o || r.start > o {
+			return false
+		}
+	}
+	return true
+}
+
+// replace puts a region into the image, merging it with the regions it
+// touches. It never overlaps one (free was checked).
+func (im *image) replace(nr region) {
+	k := 0
+	for k < len(im.regs) && im.regs[k].start < nr.start {
+		k++
+	}
+	if k > 0 && im.regs[k-1].end == nr.start {
+		k--
+		prev := im.regs[k]
+		nr = region{start: prev.start, end: nr.end, lines: append(append([][]byte{}, prev.lines...), nr.lines...)}
+		im.regs = append(im.regs[:k], im.regs[k+1:]...)
+	}
+	if k < len(im.regs) && im.regs[k].start == nr.end {
+		next := im.regs[k]
+		nr = region{start: nr.start, end: next.end, lines: append(append([][]byte{}, nr.lines...), next.lines...)}
+		im.regs = append(im.regs[:k], im.regs[k+1:]...)
+	}
+	im.regs = append(im.regs, region{})
+	copy(im.regs[k+1:], im.regs[k:])
+	im.regs[k] = nr
+}
+
+// insert puts lines before image line i.
+func (im *image) insert(i int, lines [][]byte) {
+	o, reg, off := im.at(i)
+	if reg < 0 {
+		// Right before base line o: after a region that ends there.
+		for k := range im.regs {
+			if im.regs[k].end == o {
+				reg, off = k, len(im.regs[k].lines)
+			}
+		}
+	}
+	if reg >= 0 {
+		r := &im.regs[reg]
+		r.lines = append(append(append([][]byte{}, r.lines[:off]...), lines...), r.lines[off:]...)
+		return
+	}
+	im.replace(region{start: o, end: o, lines: lines})
+}
+
+// bytes renders the image, refusing to join a line without newline to
+// the next one.
+func (im *image) bytes(h *hunk, name string) ([]byte, error) {
+	out := make([]byte, 0)
+	add := func(ls [][]byte) error {
 		for _, l := range ls {
 			if len(out) > 0 && out[len(out)-1] != '\n' {
 				return refuse(refusal.Invalid, h.line, "rebuild the diff against the current file",
@@ -231,81 +430,183 @@ func applyHunks(base []byte, hunks []*hunk, name string) ([]byte, error) {
 		}
 		return nil
 	}
-	for _, h := range hunks {
-		pos, err := h.locate(lines, at, name)
-		if err != nil {
+	at := 0
+	for _, r := range im.regs {
+		if err := add(im.orig[at:r.start]); err != nil {
 			return nil, err
 		}
-		if err := add(h, lines[at:pos]); err != nil {
+		if err := add(r.lines); err != nil {
 			return nil, err
 		}
-		if err := add(h, h.new); err != nil {
-			return nil, err
-		}
-		at = pos + len(h.old)
+		at = r.end
 	}
-	if len(hunks) > 0 {
-		if err := add(hunks[len(hunks)-1], lines[at:]); err != nil {
-			return nil, err
-		}
+	if err := add(im.orig[at:]); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-// locate finds where a hunk applies in lines, at or after index from.
-func (h *hunk) locate(lines [][]byte, from int, name string) (int, error) {
-	stated := h.start()
-	hint := "rebuild the diff against the current file"
-	if len(h.old) == 0 {
-		if stated < from || stated > len(lines) {
-			return 0, refuse(refusal.Invalid, h.line, hint, "hunk %d of %s inserts after line %d, but the file has %s",
-				h.n, name, h.oldStart, plural(len(lines), "line"))
+// applyHunks applies hunks in order to base the way git apply does (see
+// the package doc), and returns the new bytes.
+func applyHunks(base []byte, hunks []*hunk, name string, zero bool) ([]byte, error) {
+	im := &image{orig: splitLines(base)}
+	prevEnd := 0 // base line after the previous hunk, for unnumbered hunks
+	for _, h := range hunks {
+		o, err := h.place(im, prevEnd, name, zero)
+		if err != nil {
+			return nil, err
 		}
-		return stated, nil
+		prevEnd = o + len(h.old)
 	}
-	// A hunk whose last line has no newline is about the file's end.
-	mustEnd := h.noNewlineAtEnd()
-	equal := func(p int) bool {
-		for i, l := range h.old {
-			if !bytes.Equal(lines[p+i], l) {
+	if len(hunks) == 0 {
+		return append([]byte{}, base...), nil
+	}
+	return im.bytes(hunks[len(hunks)-1], name)
+}
+
+// place finds where h applies in im, puts it there, and returns the base
+// line where it starts.
+func (h *hunk) place(im *image, prevEnd int, name string, zero bool) (int, error) {
+	hint := "rebuild the diff against the current file"
+	m := len(h.old)
+	size := im.size()
+	matchBeginning := h.numbered && (h.oldStart == 0 || (h.oldStart == 1 && !zero))
+	matchEnd := h.numbered && !zero && h.trailing == 0
+	if m == 0 {
+		// A pure insertion goes where its header says (git's new line,
+		// in the image as the hunks before it left it).
+		var i int
+		switch {
+		case !h.numbered:
+			if size > 0 {
+				return 0, refuse(refusal.Invalid, h.line, "give the hunk line numbers, or context lines that say where it goes",
+					"hunk %d of %s only adds lines, and without line numbers nothing says where", h.n, name)
+			}
+		case matchBeginning:
+			i = 0
+			if matchEnd && size > 0 && h.oldStart == 0 {
+				return 0, refuse(refusal.Invalid, h.line, "propose the new lines as an update of the file's current lines",
+					"hunk %d of %s creates the file's content (@@ -0,0), but the file is not empty (%s)", h.n, name, plural(size, "line"))
+			}
+			if matchEnd && size > 0 {
+				return 0, refuse(refusal.Invalid, h.line, "give the hunk context lines, or write a diff with git diff",
+					"hunk %d of %s adds lines at line %d with no context around them, so it must be the whole file, but the file has %s", h.n, name, h.oldStart, plural(size, "line"))
+			}
+		case matchEnd:
+			i = size
+		default:
+			i = min(max(h.newStart-1, 0), size)
+		}
+		o, _, _ := im.at(i)
+		im.insert(i, h.new)
+		return max(o, 0), nil
+	}
+	fits := func(o int) bool {
+		if !im.free(o, m) {
+			return false
+		}
+		for k, l := range h.old {
+			if !bytes.Equal(im.orig[o+k], l) {
 				return false
 			}
 		}
-		return true
+		i := im.index(o)
+		return (!matchBeginning || i == 0) && (!matchEnd || i+m == size)
 	}
-	fits := func(p int) bool { return !mustEnd || p+len(h.old) == len(lines) }
-	if stated >= from && stated+len(h.old) <= len(lines) && fits(stated) && equal(stated) {
-		return stated, nil
+	take := func(o int) (int, error) {
+		im.replace(region{start: o, end: o + m, lines: h.new})
+		return o, nil
 	}
-	var found, loose []int
-	for _, p := range occurrences(lines[from:], h.old) {
-		p += from
-		loose = append(loose, p)
-		if fits(p) {
-			found = append(found, p)
+	if h.numbered {
+		// git starts at the hunk's new line in the image, and so does
+		// nika. A hunk that leaves no new line (+N,0) names the line
+		// before it: git finds it one line on, nearest first.
+		pos := 0
+		switch {
+		case h.newCount == 0:
+			pos = h.newStart
+		case h.newStart > 0:
+			pos = h.newStart - 1
+		}
+		switch {
+		case matchBeginning:
+			pos = 0
+		case matchEnd:
+			pos = size - m
+		}
+		pos = min(max(pos, 0), size)
+		if o, reg, _ := im.at(pos); reg < 0 && o+m <= len(im.orig) && fits(o) {
+			return take(o)
 		}
 	}
-	these, are := "these "+plural(len(h.old), "line"), "are"
-	if len(h.old) == 1 {
+	all := occurrences(im.orig, h.old)
+	var found []int
+	for _, o := range all {
+		if fits(o) {
+			found = append(found, o)
+		}
+	}
+	if !h.numbered && len(found) > 1 {
+		// An unnumbered hunk comes after the one before it, when that
+		// says which place it means.
+		var after []int
+		for _, o := range found {
+			if o >= prevEnd {
+				after = append(after, o)
+			}
+		}
+		if len(after) == 1 {
+			found = after
+		}
+	}
+	these, are := "these "+plural(m, "line"), "are"
+	if m == 1 {
 		these, are = "this line", "is"
 	}
 	switch {
 	case len(found) == 1:
-		return found[0], nil
-	case len(found) > 1:
+		return take(found[0])
+	case len(found) > 1 && h.numbered:
 		return 0, refuse(refusal.Invalid, h.line, "add context lines to the hunk so that it matches one place",
-			"hunk %d of %s: %s %s at lines %s of the file, not at line %d as its header says",
+			"hunk %d of %s: %s %s at %s of the file, not at line %d as its header says",
 			h.n, name, these, are, lineList(found), h.oldStart)
-	case len(loose) > 0:
-		return 0, refuse(refusal.Invalid, h.line, hint, "hunk %d of %s: %s %s in the file, but not at its end, where the hunk's missing newline puts it",
-			h.n, name, these, are)
+	case len(found) > 1:
+		return 0, refuse(refusal.Invalid, h.line, "add context lines to the hunk, or line numbers to its header, so that it matches one place",
+			"hunk %d of %s has no line numbers, and %s %s at %s of the file",
+			h.n, name, these, are, lineList(found))
+	}
+	// Nowhere: say why, when the lines are in the file after all.
+	var loose, overlapping []int
+	for _, o := range all {
+		if im.free(o, m) {
+			loose = append(loose, o)
+		} else {
+			overlapping = append(overlapping, o)
+		}
+	}
+	switch {
+	case len(loose) > 0 && matchBeginning && matchEnd:
+		return 0, refuse(refusal.Invalid, h.line, hint,
+			"hunk %d of %s: %s %s at %s of the file, but the hunk starts at line %d and has no context after its changes, so it must be the whole file",
+			h.n, name, these, are, lineList(loose), h.oldStart)
+	case len(loose) > 0 && matchBeginning:
+		return 0, refuse(refusal.Invalid, h.line, hint,
+			"hunk %d of %s: %s %s at %s of the file, but the hunk starts at line %d, so it must match the start of the file",
+			h.n, name, these, are, lineList(loose), h.oldStart)
+	case len(loose) > 0 && matchEnd:
+		return 0, refuse(refusal.Invalid, h.line, hint,
+			"hunk %d of %s: %s %s at %s of the file, but the hunk has no context after its changes, so it must match the end of the file",
+			h.n, name, these, are, lineList(loose))
+	case len(overlapping) > 0:
+		return 0, refuse(refusal.Invalid, h.line, hint,
+			"hunk %d of %s: %s %s in the file only at %s, where an earlier hunk already changes it",
+			h.n, name, these, are, lineList(overlapping))
 	}
 	return 0, refuse(refusal.Invalid, h.line, hint, "hunk %d of %s: %s %s not in the file", h.n, name, these, are)
 }
 
 // occurrences lists every index where needle occurs in hay, line by line,
-// in time linear in both (Knuth-Morris-Pratt over line ids), so that no
-// diff can make the search quadratic.
+// in time linear in both (Knuth-Morris-Pratt over line ids).
 func occurrences(hay, needle [][]byte) []int {
 	ids := map[string]int{}
 	id := func(l []byte) int {
@@ -346,22 +647,39 @@ func occurrences(hay, needle [][]byte) []int {
 	return out
 }
 
-// lineList renders 0-based positions as 1-based lines: "4 and 9", "4, 9 and 12".
+// lineList renders 0-based positions as 1-based lines, every one of them,
+// with runs of three or more written as ranges: "4 and 9", "4, 9 and 12",
+// "1 to 7".
 func lineList(ps []int) string {
 	var ss []string
-	for _, p := range ps {
-		ss = append(ss, strconv.Itoa(p+1))
+	for i := 0; i < len(ps); {
+		j := i
+		for j+1 < len(ps) && ps[j+1] == ps[j]+1 {
+			j++
+		}
+		if j-i >= 2 {
+			ss = append(ss, fmt.Sprintf("%d to %d", ps[i]+1, ps[j]+1))
+		} else {
+			for k := i; k <= j; k++ {
+				ss = append(ss, strconv.Itoa(ps[k]+1))
+			}
+		}
+		i = j + 1
 	}
-	if len(ss) > 5 {
-		ss = append(ss[:4], fmt.Sprintf("%d more", len(ss)-4))
+	if len(ss) == 1 {
+		if len(ps) == 1 {
+			return "line " + ss[0]
+		}
+		return "lines " + ss[0]
 	}
-	return strings.Join(ss[:len(ss)-1], ", ") + " and " + ss[len(ss)-1]
+	return "lines " + strings.Join(ss[:len(ss)-1], ", ") + " and " + ss[len(ss)-1]
 }
 
 // deletion is the Edit of a deleted file. It witnesses what the diff says it
 // removes: the whole old content when the diff has hunks, or the git blob
-// id of the index line when it has none. Apply returns nil bytes, the
-// file's absence, or refuses.
+// id of the index line when it has none, or else that the file is empty
+// (git apply refuses to delete a file with content that the diff never
+// showed). Apply returns nil bytes, the file's absence, or refuses.
 type deletion struct {
 	name  string
 	line  int
@@ -373,15 +691,22 @@ type deletion struct {
 
 func (d *deletion) Apply(base []byte) ([]byte, error) {
 	hint := "rebuild the diff against the current file"
-	if d.whole && !bytes.Equal(base, d.old) {
-		return nil, refuse(refusal.Invalid, d.line, hint,
-			"the diff deletes %s, but the file holds other bytes than the %s it removes",
-			d.name, plural(d.lines, "line"))
-	}
-	if d.blob != "" && !blobMatches(base, d.blob) {
-		id := gitBlobID(sha1.New(), base)
-		return nil, refuse(refusal.Invalid, d.line, hint,
-			"the diff deletes %s as blob %s, but the file is blob %s", d.name, d.blob, id[:min(len(id), max(len(d.blob), 7))])
+	switch {
+	case d.whole:
+		if !bytes.Equal(base, d.old) {
+			return nil, refuse(refusal.Invalid, d.line, hint,
+				"the diff deletes %s, but the file holds other bytes than the %s it removes",
+				d.name, plural(d.lines, "line"))
+		}
+	case d.blob != "":
+		if !blobMatches(base, d.blob) {
+			id := gitBlobID(sha1.New(), base)
+			return nil, refuse(refusal.Invalid, d.line, hint,
+				"the diff deletes %s as blob %s, but the file is blob %s", d.name, d.blob, id[:min(len(id), max(len(d.blob), 7))])
+		}
+	case len(base) > 0:
+		return nil, refuse(refusal.Invalid, d.line, "give the deletion the lines it removes, as git diff writes them",
+			"the diff deletes %s without showing its content, and the file is not empty (%s)", d.name, plural(len(splitLines(base)), "line"))
 	}
 	return nil, nil
 }
