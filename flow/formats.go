@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/changeset/applypatch"
@@ -23,8 +26,15 @@ func Parse(input []byte, format string, max int) (*changeset.Draft, error) {
 		max = reply.MaxInput
 	}
 	if len(input) > max {
-		return nil, refusal.New(refusal.TooLarge, "split the proposal, or raise the limit with --max-input",
-			"the input is %d bytes, over the limit of %d", len(input), max)
+		return nil, &refusal.Error{Class: refusal.TooLarge, Hint: "split the input, or raise the input limit",
+			Fix: refusal.RaiseInputLimit, Subject: strconv.Itoa(max),
+			Text: fmt.Sprintf("the input is %d bytes, over the limit of %d", len(input), max)}
+	}
+	if len(bytes.TrimSpace(input)) == 0 {
+		// git apply refuses an empty patch; an empty reply proposes as
+		// little. Neither is "nothing to do": the input was lost.
+		return nil, refusal.New(refusal.Invalid, "give a reply with file blocks, an apply_patch payload, a unified diff or search/replace blocks",
+			"the input is empty (%d bytes)", len(input))
 	}
 	if format == "" || format == "auto" {
 		format = Detect(input)
@@ -39,7 +49,9 @@ func Parse(input []byte, format string, max int) (*changeset.Draft, error) {
 	case "search-replace":
 		return searchreplace.ParseLimit(input, max)
 	}
-	return nil, refusal.New(refusal.Invalid, "use --format auto, reply, patch, diff or search-replace", "unknown format %q", format)
+	return nil, &refusal.Error{Class: refusal.Invalid, Hint: "name one of the formats " + strings.Join(Formats, ", "),
+		Fix: refusal.ChooseFormat, Subject: strings.Join(Formats, ","),
+		Text: fmt.Sprintf("unknown format %q", format)}
 }
 
 // Detect names the format of an input: an apply_patch payload, a unified
@@ -58,8 +70,13 @@ func Detect(input []byte) string {
 }
 
 // looksDiff reports an input that starts, after blank or prose lines, with
-// a diff header outside any fence.
+// a diff header outside any fence, or that is a mail git format-patch
+// wrote (which holds no diff at all for an empty commit, and is still
+// a diff to refuse, not a reply that names no file).
 func looksDiff(input []byte) bool {
+	if formatPatchMail.Match(input) {
+		return true
+	}
 	lines := bytes.Split(input, []byte("\n"))
 	for i, l := range lines {
 		l = bytes.TrimRight(l, "\r")
@@ -75,6 +92,9 @@ func looksDiff(input []byte) bool {
 	}
 	return false
 }
+
+// formatPatchMail is the first line of a mail that git format-patch writes.
+var formatPatchMail = regexp.MustCompile(`\AFrom [0-9a-f]{40}(?:[0-9a-f]{24})? Mon Sep 17 00:00:00 2001\r?\n`)
 
 // parseReply reads a reply's path blocks, and also the apply_patch payloads
 // and unified diffs its fenced blocks carry. Lines are those of the reply.

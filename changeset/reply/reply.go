@@ -3,6 +3,7 @@ package reply
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/nika-dev/nika/changeset"
@@ -98,8 +99,9 @@ func checkSize(input []byte, limit int) error {
 		limit = MaxInput
 	}
 	if len(input) > limit {
-		return refusal.New(refusal.TooLarge, "split the proposal or pass --max-input",
-			"the reply is %s, over the limit of %s", size(len(input)), size(limit))
+		return &refusal.Error{Class: refusal.TooLarge, Hint: "split the input, or raise the input limit",
+			Fix: refusal.RaiseInputLimit, Subject: strconv.Itoa(limit),
+			Text: fmt.Sprintf("the reply is %s, over the limit of %s", size(len(input)), size(limit))}
 	}
 	return nil
 }

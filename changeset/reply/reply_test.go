@@ -392,8 +392,8 @@ func TestParseLimitRefusesLargeInput(t *testing.T) {
 		t.Fatalf("err = %v, want TooLarge", err)
 	}
 	want := fmt.Sprintf("the reply is %d bytes, over the limit of %d bytes", len(in), len(in)-1)
-	if e.Text != want || e.Hint != "split the proposal or pass --max-input" {
-		t.Errorf("got %q · %q, want %q", e.Text, e.Hint, want)
+	if e.Text != want || e.Hint != "split the input, or raise the input limit" || e.Fix != refusal.RaiseInputLimit || e.Subject != fmt.Sprint(len(in)-1) {
+		t.Errorf("got %q · %q (fix %q %q), want %q with the fix to raise the limit of %d", e.Text, e.Hint, e.Fix, e.Subject, want, len(in)-1)
 	}
 
 	big := make([]byte, MaxInput+1)

@@ -61,9 +61,16 @@ func TestForms(t *testing.T) {
 		// content (git: "patch does not apply").
 		{
 			name:  "a creation hunk without new file mode creates a missing file",
-			input: text("diff --git a/n.txt b/n.txt", "--- a/n.txt", "+++ b/n.txt", "@@ -0,0 +1,2 @@", "+x", "+y"),
+			input: text("--- a/n.txt", "+++ b/n.txt", "@@ -0,0 +1,2 @@", "+x", "+y"),
 			base:  tree{"f": text("a")},
 			want:  tree{"f": text("a"), "n.txt": text("x", "y")},
+		},
+		{
+			name:  "a diff --git section without new file mode edits a file that exists",
+			input: text("diff --git a/n.txt b/n.txt", "--- a/n.txt", "+++ b/n.txt", "@@ -0,0 +1,2 @@", "+x", "+y"),
+			base:  tree{"f": text("a")},
+			class: refusal.NotAllowed,
+			text:  `diff line 1: path "n.txt" does not exist, so it cannot be edited`,
 		},
 		{
 			name:  "a creation hunk, as diff -u writes it, creates a missing file",

@@ -494,11 +494,12 @@ func (s *section) intent(zero bool) (changeset.Intent, error) {
 		return changeset.Intent{}, refuse(refusal.Invalid, s.line, "rename with rename from and rename to lines",
 			"the section names %s and %s but is not a rename", show(oldPath), show(newPath))
 	}
-	if len(s.hunks) == 1 && len(s.hunks[0].old) == 0 {
+	if !s.git && len(s.hunks) == 1 && len(s.hunks[0].old) == 0 {
 		// One hunk that only adds lines, and no word on whether the file
-		// is new: git apply creates the file when it is missing, and
-		// applies the hunk to it otherwise (so a @@ -0,0 hunk fills an
-		// empty file, and refuses one with content).
+		// is new (diff -u, without the diff --git line that would say
+		// new file mode): git apply creates the file when it is missing,
+		// and applies the hunk to it otherwise (so a @@ -0,0 hunk fills
+		// an empty file, and refuses one with content).
 		return changeset.Intent{Op: changeset.OpWrite, Path: newPath, Edit: ed(), Line: s.line}, nil
 	}
 	return changeset.Intent{Op: changeset.OpEdit, Path: newPath, Edit: ed(), Line: s.line}, nil
