@@ -190,9 +190,14 @@ func (r *resolver) where(in *Intent) string {
 	return ""
 }
 
+// formatName names the input in a refusal: a reply that carries patch or
+// diff blocks is still a reply, and its lines are the reply's.
 func formatName(f string) string {
-	if f == "" {
+	switch {
+	case f == "":
 		return "input"
+	case strings.HasPrefix(f, "reply "):
+		return "reply"
 	}
 	return f
 }

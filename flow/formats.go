@@ -137,6 +137,9 @@ func parseReply(input []byte, max int) (*changeset.Draft, error) {
 		kinds[name] = true
 		for _, in := range sub.Intents {
 			in.Line += b.Line
+			if in.Edit != nil {
+				in.Edit = blockEdit{Edit: in.Edit, kind: name, line: b.Line}
+			}
 			d.Intents = append(d.Intents, in)
 		}
 	}
@@ -149,4 +152,22 @@ func parseReply(input []byte, max int) (*changeset.Draft, error) {
 		d.Format = "reply with a diff block"
 	}
 	return d, nil
+}
+
+// blockEdit is the Edit of a patch or diff block of a reply: its refusals
+// name the block's line in the reply, as the parser's refusals do, since
+// their own lines count from the block's first line.
+type blockEdit struct {
+	changeset.Edit
+	kind string // "patch" or "diff"
+	line int    // the reply line of the block's opening fence
+}
+
+func (b blockEdit) Apply(base []byte) ([]byte, error) {
+	out, err := b.Edit.Apply(base)
+	var e *refusal.Error
+	if errors.As(err, &e) {
+		e.Text = fmt.Sprintf("in the %s block at reply line %d: %s", b.kind, b.line, e.Text)
+	}
+	return out, err
 }
