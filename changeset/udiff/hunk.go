@@ -301,162 +301,115 @@ type edit struct {
 
 func (e *edit) Apply(base []byte) ([]byte, error) { return applyHunks(base, e.hunks, e.name, e.zero) }
 
-// region is a run of the base's lines, [start, end), that the hunks
-// applied so far replaced by lines. A region with start == end inserts.
-type region struct {
-	start, end int
-	lines      [][]byte
+// imgLine is one line of the image: its bytes, whether a hunk wrote it
+// (git apply's patched lines, which a later hunk may not match), and the
+// base line it is (-1 for a line a hunk wrote).
+type imgLine struct {
+	b       []byte
+	patched bool
+	orig    int
 }
 
-// image is the file as the hunks applied so far left it: the base's lines
-// and the regions that replace some of them, sorted, never touching (two
-// adjacent regions are merged into one). Lines inside a region are the
-// patched lines of git apply: a later hunk may not match them.
+// image is the file as the hunks applied so far left it, as git apply
+// keeps it: the lines before a cursor, built (head), then the base's lines
+// from the cursor on, untouched. Hunks in the file's order only move the
+// cursor forward, so a diff costs time linear in the file and the diff; a
+// hunk before the cursor rewrites the head.
 type image struct {
+	head []imgLine
 	orig [][]byte
-	regs []region
+	tail int // the base index of the first line after head
 }
 
-// size is the number of lines of the image.
-func (im *image) size() int {
-	n := len(im.orig)
-	for _, r := range im.regs {
-		n += len(r.lines) - (r.end - r.start)
+func newImage(base []byte) *image { return &image{orig: splitLines(base)} }
+
+func (im *image) size() int { return len(im.head) + len(im.orig) - im.tail }
+
+// at is image line i.
+func (im *image) at(i int) imgLine {
+	if i < len(im.head) {
+		return im.head[i]
 	}
-	return n
+	o := im.tail + i - len(im.head)
+	return imgLine{b: im.orig[o], orig: o}
 }
 
-// at maps a line index of the image to the base: the base line index o
-// when that image line is a base line (or lies past the end), or the
-// region it falls in and the offset inside it.
-func (im *image) at(i int) (o int, reg int, off int) {
-	img, orig := 0, 0
-	for k, r := range im.regs {
-		if gap := r.start - orig; i < img+gap {
-			return orig + i - img, -1, 0
-		} else {
-			img += gap
-		}
-		orig = r.start
-		if i < img+len(r.lines) {
-			return -1, k, i - img
-		}
-		img += len(r.lines)
-		orig = r.end
+// texts lists the bytes of every image line.
+func (im *image) texts() [][]byte {
+	out := make([][]byte, 0, im.size())
+	for _, l := range im.head {
+		out = append(out, l.b)
 	}
-	return orig + i - img, -1, 0
-}
-
-// index is the image line index of base line o (o must not lie inside a
-// region).
-func (im *image) index(o int) int {
-	i := o
-	for _, r := range im.regs {
-		if r.end > o {
-			break
-		}
-		i += len(r.lines) - (r.end - r.start)
-	}
-	return i
-}
-
-// free reports whether base lines [o, o+m) are all in the image, next to
-// one another: no region overlaps them or inserts between them.
-func (im *image) free(o, m int) bool {
-	for _, r := range im.regs {
-		if r.start >= o+m {
-			break
-		}
-		if r.end > o || r.start > o {
-			return false
-		}
-	}
-	return true
-}
-
-// replace puts a region into the image, merging it with the regions it
-// touches. It never overlaps one (free was checked).
-func (im *image) replace(nr region) {
-	k := 0
-	for k < len(im.regs) && im.regs[k].start < nr.start {
-		k++
-	}
-	if k > 0 && im.regs[k-1].end == nr.start {
-		k--
-		prev := im.regs[k]
-		nr = region{start: prev.start, end: nr.end, lines: append(append([][]byte{}, prev.lines...), nr.lines...)}
-		im.regs = append(im.regs[:k], im.regs[k+1:]...)
-	}
-	if k < len(im.regs) && im.regs[k].start == nr.end {
-		next := im.regs[k]
-		nr = region{start: nr.start, end: next.end, lines: append(append([][]byte{}, nr.lines...), next.lines...)}
-		im.regs = append(im.regs[:k], im.regs[k+1:]...)
-	}
-	im.regs = append(im.regs, region{})
-	copy(im.regs[k+1:], im.regs[k:])
-	im.regs[k] = nr
-}
-
-// insert puts lines before image line i.
-func (im *image) insert(i int, lines [][]byte) {
-	o, reg, off := im.at(i)
-	if reg < 0 {
-		// Right before base line o: after a region that ends there.
-		for k := range im.regs {
-			if im.regs[k].end == o {
-				reg, off = k, len(im.regs[k].lines)
-			}
-		}
-	}
-	if reg >= 0 {
-		r := &im.regs[reg]
-		r.lines = append(append(append([][]byte{}, r.lines[:off]...), lines...), r.lines[off:]...)
-		return
-	}
-	im.replace(region{start: o, end: o, lines: lines})
+	return append(out, im.orig[im.tail:]...)
 }
 
 // bytes renders the image, refusing to join a line without newline to
 // the next one.
 func (im *image) bytes(h *hunk, name string) ([]byte, error) {
-	out := make([]byte, 0)
-	add := func(ls [][]byte) error {
-		for _, l := range ls {
-			if len(out) > 0 && out[len(out)-1] != '\n' {
-				return refuse(refusal.Invalid, h.line, "rebuild the diff against the current file",
-					"hunk %d of %s would join two lines: it leaves a line without newline before others", h.n, name)
-			}
-			out = append(out, l...)
+	out := []byte{}
+	for _, b := range im.texts() {
+		if len(out) > 0 && out[len(out)-1] != '\n' {
+			return nil, refuse(refusal.Invalid, h.line, "rebuild the diff against the current file",
+				"hunk %d of %s would join two lines: it leaves a line without newline before others", h.n, name)
 		}
-		return nil
-	}
-	at := 0
-	for _, r := range im.regs {
-		if err := add(im.orig[at:r.start]); err != nil {
-			return nil, err
-		}
-		if err := add(r.lines); err != nil {
-			return nil, err
-		}
-		at = r.end
-	}
-	if err := add(im.orig[at:]); err != nil {
-		return nil, err
+		out = append(out, b...)
 	}
 	return out, nil
+}
+
+// replace puts lines in place of the m image lines from i, as patched
+// lines.
+func (im *image) replace(i, m int, lines [][]byte) {
+	if i < len(im.head) {
+		// Before the cursor: rebuild the head, taking in the base lines
+		// the replaced ones reach past it.
+		var rest []imgLine
+		if i+m < len(im.head) {
+			rest = append(rest, im.head[i+m:]...)
+		} else {
+			im.tail += i + m - len(im.head)
+		}
+		im.head = append(im.head[:i:i], patched(lines)...)
+		im.head = append(im.head, rest...)
+		return
+	}
+	skip := i - len(im.head) // base lines between the cursor and i
+	for o := im.tail; o < im.tail+skip; o++ {
+		im.head = append(im.head, imgLine{b: im.orig[o], orig: o})
+	}
+	im.tail += skip + m
+	im.head = append(im.head, patched(lines)...)
+}
+
+func patched(lines [][]byte) []imgLine {
+	out := make([]imgLine, len(lines))
+	for k, l := range lines {
+		out[k] = imgLine{b: l, patched: true, orig: -1}
+	}
+	return out
+}
+
+// baseLine is the base's index for image line i: its own when a hunk did
+// not write it, else counted on from the base line before it.
+func (im *image) baseLine(i int) int {
+	for k := i; k >= 0; k-- {
+		if o := im.at(k).orig; o >= 0 {
+			return o + i - k
+		}
+	}
+	return i
 }
 
 // applyHunks applies hunks in order to base the way git apply does (see
 // the package doc), and returns the new bytes.
 func applyHunks(base []byte, hunks []*hunk, name string, zero bool) ([]byte, error) {
-	im := &image{orig: splitLines(base)}
-	prevEnd := 0 // base line after the previous hunk, for unnumbered hunks
+	im := newImage(base)
+	prevEnd := 0 // the image line after the previous hunk, for unnumbered hunks
 	for _, h := range hunks {
-		o, err := h.place(im, prevEnd, name, zero)
-		if err != nil {
+		var err error
+		if prevEnd, err = h.place(im, prevEnd, name, zero); err != nil {
 			return nil, err
 		}
-		prevEnd = o + len(h.old)
 	}
 	if len(hunks) == 0 {
 		return append([]byte{}, base...), nil
@@ -464,14 +417,18 @@ func applyHunks(base []byte, hunks []*hunk, name string, zero bool) ([]byte, err
 	return im.bytes(hunks[len(hunks)-1], name)
 }
 
-// place finds where h applies in im, puts it there, and returns the base
-// line where it starts.
+// place finds where h applies in im, puts it there, and returns the image
+// line after what it wrote.
 func (h *hunk) place(im *image, prevEnd int, name string, zero bool) (int, error) {
 	hint := "rebuild the diff against the current file"
 	m := len(h.old)
 	size := im.size()
 	matchBeginning := h.numbered && (h.oldStart == 0 || (h.oldStart == 1 && !zero))
 	matchEnd := h.numbered && !zero && h.trailing == 0
+	take := func(i int) (int, error) {
+		im.replace(i, m, h.new)
+		return i + len(h.new), nil
+	}
 	if m == 0 {
 		// A pure insertion goes where its header says (git's new line,
 		// in the image as the hunks before it left it).
@@ -483,7 +440,6 @@ func (h *hunk) place(im *image, prevEnd int, name string, zero bool) (int, error
 					"hunk %d of %s only adds lines, and without line numbers nothing says where", h.n, name)
 			}
 		case matchBeginning:
-			i = 0
 			if matchEnd && size > 0 && h.oldStart == 0 {
 				return 0, refuse(refusal.Invalid, h.line, "propose the new lines as an update of the file's current lines",
 					"hunk %d of %s creates the file's content (@@ -0,0), but the file is not empty (%s)", h.n, name, plural(size, "line"))
@@ -497,25 +453,25 @@ func (h *hunk) place(im *image, prevEnd int, name string, zero bool) (int, error
 		default:
 			i = min(max(h.newStart-1, 0), size)
 		}
-		o, _, _ := im.at(i)
-		im.insert(i, h.new)
-		return max(o, 0), nil
+		return take(i)
 	}
-	fits := func(o int) bool {
-		if !im.free(o, m) {
+	// fits reports whether h's old lines match image lines from i, none
+	// of them patched, at the start or the end where h must be.
+	fits := func(i int) bool {
+		if i < 0 || i+m > size || (matchBeginning && i != 0) || (matchEnd && i+m != size) {
 			return false
 		}
-		for k, l := range h.old {
-			if !bytes.Equal(im.orig[o+k], l) {
+		for k := 0; k < m; k++ {
+			if im.at(i + k).patched {
 				return false
 			}
 		}
-		i := im.index(o)
-		return (!matchBeginning || i == 0) && (!matchEnd || i+m == size)
-	}
-	take := func(o int) (int, error) {
-		im.replace(region{start: o, end: o + m, lines: h.new})
-		return o, nil
+		for k, l := range h.old[:m-1] {
+			if !bytes.Equal(im.at(i+k).b, l) {
+				return false
+			}
+		}
+		return lastMatches(im.at(i+m-1).b, h.old[m-1], matchEnd)
 	}
 	if h.numbered {
 		// git starts at the hunk's new line in the image, and so does
@@ -535,24 +491,31 @@ func (h *hunk) place(im *image, prevEnd int, name string, zero bool) (int, error
 			pos = size - m
 		}
 		pos = min(max(pos, 0), size)
-		if o, reg, _ := im.at(pos); reg < 0 && o+m <= len(im.orig) && fits(o) {
-			return take(o)
+		tries := []int{pos}
+		if h.newCount == 0 && pos > 0 && !matchBeginning && !matchEnd {
+			// git tries the line before first, and nika as git does.
+			tries = []int{pos - 1, pos}
+		}
+		for _, p := range tries {
+			if fits(p) {
+				return take(p)
+			}
 		}
 	}
-	all := occurrences(im.orig, h.old)
+	all := h.occurrences(im.texts(), matchEnd)
 	var found []int
-	for _, o := range all {
-		if fits(o) {
-			found = append(found, o)
+	for _, i := range all {
+		if fits(i) {
+			found = append(found, i)
 		}
 	}
 	if !h.numbered && len(found) > 1 {
 		// An unnumbered hunk comes after the one before it, when that
 		// says which place it means.
 		var after []int
-		for _, o := range found {
-			if o >= prevEnd {
-				after = append(after, o)
+		for _, i := range found {
+			if i >= prevEnd {
+				after = append(after, i)
 			}
 		}
 		if len(after) == 1 {
@@ -563,46 +526,103 @@ func (h *hunk) place(im *image, prevEnd int, name string, zero bool) (int, error
 	if m == 1 {
 		these, are = "this line", "is"
 	}
+	// Line numbers in refusals are the base's: image lines a hunk did
+	// not write are base lines.
+	lines := func(is []int) string {
+		var os []int
+		for _, i := range is {
+			os = append(os, im.baseLine(i))
+		}
+		return lineList(os)
+	}
 	switch {
 	case len(found) == 1:
 		return take(found[0])
 	case len(found) > 1 && h.numbered:
 		return 0, refuse(refusal.Invalid, h.line, "add context lines to the hunk so that it matches one place",
 			"hunk %d of %s: %s %s at %s of the file, not at line %d as its header says",
-			h.n, name, these, are, lineList(found), h.oldStart)
+			h.n, name, these, are, lines(found), h.oldStart)
 	case len(found) > 1:
 		return 0, refuse(refusal.Invalid, h.line, "add context lines to the hunk, or line numbers to its header, so that it matches one place",
 			"hunk %d of %s has no line numbers, and %s %s at %s of the file",
-			h.n, name, these, are, lineList(found))
+			h.n, name, these, are, lines(found))
 	}
 	// Nowhere: say why, when the lines are in the file after all.
 	var loose, overlapping []int
-	for _, o := range all {
-		if im.free(o, m) {
-			loose = append(loose, o)
+	for _, i := range all {
+		free := true
+		for k := 0; k < m; k++ {
+			free = free && !im.at(i+k).patched
+		}
+		if free {
+			loose = append(loose, i)
 		} else {
-			overlapping = append(overlapping, o)
+			overlapping = append(overlapping, i)
 		}
 	}
 	switch {
 	case len(loose) > 0 && matchBeginning && matchEnd:
 		return 0, refuse(refusal.Invalid, h.line, hint,
 			"hunk %d of %s: %s %s at %s of the file, but the hunk starts at line %d and has no context after its changes, so it must be the whole file",
-			h.n, name, these, are, lineList(loose), h.oldStart)
+			h.n, name, these, are, lines(loose), h.oldStart)
 	case len(loose) > 0 && matchBeginning:
 		return 0, refuse(refusal.Invalid, h.line, hint,
 			"hunk %d of %s: %s %s at %s of the file, but the hunk starts at line %d, so it must match the start of the file",
-			h.n, name, these, are, lineList(loose), h.oldStart)
+			h.n, name, these, are, lines(loose), h.oldStart)
 	case len(loose) > 0 && matchEnd:
 		return 0, refuse(refusal.Invalid, h.line, hint,
 			"hunk %d of %s: %s %s at %s of the file, but the hunk has no context after its changes, so it must match the end of the file",
-			h.n, name, these, are, lineList(loose))
+			h.n, name, these, are, lines(loose))
 	case len(overlapping) > 0:
 		return 0, refuse(refusal.Invalid, h.line, hint,
 			"hunk %d of %s: %s %s in the file only at %s, where an earlier hunk already changes it",
-			h.n, name, these, are, lineList(overlapping))
+			h.n, name, these, are, lines(overlapping))
 	}
 	return 0, refuse(refusal.Invalid, h.line, hint, "hunk %d of %s: %s %s not in the file", h.n, name, these, are)
+}
+
+// lastMatches compares a hunk's last old line with a line of the file, as
+// git apply compares them: exactly, except that a line marked "\ No
+// newline at end of file" also matches a line that goes on with only
+// whitespace and its newline, unless the hunk must end the file.
+func lastMatches(line, old []byte, atEnd bool) bool {
+	if bytes.Equal(line, old) {
+		return true
+	}
+	if atEnd || bytes.HasSuffix(old, []byte("\n")) || !bytes.HasPrefix(line, old) {
+		return false
+	}
+	for _, c := range line[len(old):] {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// occurrences lists where h's old lines occur in lines, its last line
+// compared as lastMatches compares it.
+func (h *hunk) occurrences(lines [][]byte, atEnd bool) []int {
+	m := len(h.old)
+	last := h.old[m-1]
+	if bytes.HasSuffix(last, []byte("\n")) {
+		return occurrences(lines, h.old)
+	}
+	var heads []int
+	if m == 1 {
+		for i := range lines {
+			heads = append(heads, i)
+		}
+	} else {
+		heads = occurrences(lines, h.old[:m-1])
+	}
+	var out []int
+	for _, o := range heads {
+		if o+m <= len(lines) && lastMatches(lines[o+m-1], last, atEnd) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // occurrences lists every index where needle occurs in hay, line by line,
