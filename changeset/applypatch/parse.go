@@ -175,10 +175,11 @@ func skipOpeners(lines []string) wrapper {
 				w.delim = m[1] + m[2] + m[3]
 				dir, err := cdPrefix(t)
 				if err != nil && w.err == nil {
-					w.err = refuse(w.begin+1, err.hint, "%s", err.text)
+					class := refusal.Invalid
 					if err.cause != nil {
-						w.err = &refusal.Error{Class: refusal.ClassOf(err.cause), Hint: err.hint, Text: fmt.Sprintf("patch line %d: %s", w.begin+1, err.text), Err: err.cause}
+						class = refusal.ClassOf(err.cause) // the path rule's
 					}
+					w.err = &refusal.Error{Class: class, Hint: err.hint, Text: fmt.Sprintf("patch line %d: %s", w.begin+1, err.text), Err: err.cause}
 				}
 				w.dir = dir
 				continue

@@ -185,6 +185,18 @@ func TestForms(t *testing.T) {
 			want:  tree{"src/a.go": text("b"), "a.go": text("a")},
 		},
 		{
+			name:  "a/ on both sides is git's prefix",
+			input: text("--- a/src/a.go", "+++ a/src/a.go", "@@ -1 +1 @@", "-a", "+b"),
+			base:  tree{"src/a.go": text("a")},
+			want:  tree{"src/a.go": text("b")},
+		},
+		{
+			name:  "a new file under a directory of its own is kept",
+			input: text("--- /dev/null", "+++ src/n.go", "@@ -0,0 +1 @@", "+n"),
+			base:  tree{},
+			want:  tree{"src/n.go": text("n")},
+		},
+		{
 			name:  "once git guessed no prefix, it keeps that guess",
 			input: text("--- k", "+++ k", "@@ -1 +1 @@", "-a", "+b", "--- old/k", "+++ new/k", "@@ -1 +1 @@", "-a", "+c"),
 			base:  tree{"k": text("a"), "new/k": text("a")},

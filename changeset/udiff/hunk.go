@@ -18,7 +18,6 @@ import (
 type hunk struct {
 	n        int  // 1-based index of the hunk in its file
 	line     int  // input line of the @@ header
-	end      int  // input line of the hunk's last line
 	numbered bool // false for "@@ ... @@": the hunk is placed by its text alone
 	oldStart int
 	oldCount int
@@ -54,7 +53,6 @@ func (p *parser) hunk(n int, name string) (*hunk, error) {
 	} else {
 		es = p.openBody()
 	}
-	h.end = p.i
 	changed := false
 	for _, e := range es {
 		if e.kind != '+' {

@@ -297,7 +297,8 @@ func (p *parser) gitNames(s *section, strip bool) error {
 // +++ one unless the --- one is a prefix of it (f.txt and f.txt.new).
 // git strips one leading component unless neither name has one; nika
 // keeps it also when both names start with the same directory (src/a.go
-// and src/a.go), where git apply needs -p0 to agree (docs/strictness.md).
+// and src/a.go), or when the one name starts with a directory other than
+// git's a/ and b/, where git apply needs -p0 to agree (docs/strictness.md).
 func (p *parser) plainNames(s *section) error {
 	first, second := strings.TrimPrefix(p.header(p.i), "--- "), strings.TrimPrefix(p.header(p.i+1), "+++ ")
 	oldRaw, err := plainFileName(first)
@@ -332,13 +333,15 @@ func (p *parser) plainNames(s *section) error {
 	}
 	strip := !p.p0
 	if strip {
+		prefix := func(c string) bool { return c == "a" || c == "b" }
 		switch {
 		case !oldNull && !newNull:
-			strip = firstComponent(oldRaw) != firstComponent(newRaw)
+			c1, c2 := firstComponent(oldRaw), firstComponent(newRaw)
+			strip = c1 != c2 || prefix(c1)
 		case oldNull:
-			strip = firstComponent(newRaw) == "b"
+			strip = prefix(firstComponent(newRaw))
 		default:
-			strip = firstComponent(oldRaw) == "a"
+			strip = prefix(firstComponent(oldRaw))
 		}
 	}
 	name := func(raw string) string {
