@@ -160,10 +160,20 @@ func patchKind(lang string, content []byte) string {
 		return "a diff"
 	case bytes.HasPrefix(content, []byte("*** Begin Patch")):
 		return "an apply_patch payload"
+	case heredocPatch(content):
+		return "an apply_patch payload"
 	case bytes.HasPrefix(content, []byte("diff --git ")):
 		return "a diff"
 	}
 	return ""
+}
+
+// heredocPatch reports content that opens a heredoc (`<<'EOF'`,
+// `cd DIR && apply_patch <<EOF`) whose first line is "*** Begin Patch".
+func heredocPatch(content []byte) bool {
+	first, rest, _ := bytes.Cut(content, []byte("\n"))
+	second, _, _ := bytes.Cut(rest, []byte("\n"))
+	return bytes.Contains(first, []byte("<<")) && string(bytes.TrimSpace(second)) == "*** Begin Patch"
 }
 
 // isPatchFile reports a path whose content may well be a diff.

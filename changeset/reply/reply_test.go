@@ -343,6 +343,12 @@ func TestParseRefuses(t *testing.T) {
 			text:  `reply line 1: the block for "a.go" holds an apply_patch payload, not the file's content`,
 		},
 		{
+			name:  "an apply_patch payload in a heredoc, with a path",
+			input: "'''bash path=a.go\ncd src && apply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF\n'''\n",
+			class: refusal.Invalid,
+			text:  `reply line 1: the block for "a.go" holds an apply_patch payload, not the file's content`,
+		},
+		{
 			name:  "a git diff with a path",
 			input: "'''text path=a.go\ndiff --git a/a.go b/a.go\n'''\n",
 			class: refusal.Invalid,
