@@ -167,7 +167,27 @@ func (e *edit) place(m *matcher, i, from int, reps []replacement) (int, error) {
 			return 0, &notFound{e.refuse(c, "%s at %s of the file, before its @@ line", e.these(len(old), "are", "is"), lineList(before))}
 		}
 	}
+	if done := c.result(); len(done) > 0 {
+		// A patch applied once already, in part or whole: say where its
+		// result is.
+		if at := m.find(done, 0, -1); len(at) > 0 {
+			return 0, &notFound{refusal.New(refusal.Invalid, "drop the chunks the file already holds, or rebuild the patch against the current file",
+				"patch line %d: chunk %d of %s: %s not in the file%s, but the lines the chunk leaves are, at %s: the file may hold this change already",
+				c.line, c.n, changeset.Quote(e.path), e.these(len(old), "are", "is"), e.after(i, from), lineList(at))}
+		}
+	}
 	return 0, &notFound{e.refuse(c, "%s not in the file%s", e.these(len(old), "are", "is"), e.after(i, from))}
+}
+
+// result is what the chunk leaves: its context and added lines.
+func (c *chunk) result() []string {
+	var out []string
+	for _, l := range c.lines {
+		if l.kind != '-' {
+			out = append(out, l.text)
+		}
+	}
+	return out
 }
 
 // chunkAt names the chunk that made a replacement, by its place among

@@ -189,6 +189,9 @@ func TestEditRefusesWithLines(t *testing.T) {
 		{"*** End of File on lines that are not the last",
 			lines("a", "b"), []string{"@@", "-a", "+A", "*** End of File"},
 			`patch line 3: chunk 1 of "a.go": this context line is not at the end of the file, as its *** End of File says`},
+		{"a chunk whose change the file holds already",
+			lines("a", "B", "c"), []string{"@@", " a", "-b", "+B"},
+			`patch line 3: chunk 1 of "a.go": these 2 context lines are not in the file, but the lines the chunk leaves are, at line 1: the file may hold this change already`},
 		{"*** End of File on lines another chunk changes",
 			lines("a", "b"), []string{"@@", "-b", "+B", "@@", "-b", "+C", "*** End of File"},
 			`patch line 6: chunk 2 of "a.go": this context line is at the end of the file, where chunk 1 already changes line 2`},
@@ -211,7 +214,11 @@ func TestEditRefusesWithLines(t *testing.T) {
 			if e.Text != tc.text {
 				t.Errorf("text %q\nwant %q", e.Text, tc.text)
 			}
-			if e.Hint != "rebuild the patch against the current file" && e.Hint != "add context lines to the chunk (or an @@ line) so that it matches one place" {
+			switch e.Hint {
+			case "rebuild the patch against the current file",
+				"add context lines to the chunk (or an @@ line) so that it matches one place",
+				"drop the chunks the file already holds, or rebuild the patch against the current file":
+			default:
 				t.Errorf("hint %q", e.Hint)
 			}
 		})

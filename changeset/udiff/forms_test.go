@@ -267,6 +267,15 @@ func TestForms(t *testing.T) {
 			text:  "diff line 8: hunk 2 of f: these 3 lines are in the file only at line 4, where an earlier hunk already changes it",
 		},
 
+		// A diff applied already, in part: the refusal says where.
+		{
+			name:  "a hunk whose change the file holds already",
+			input: text("--- a/f", "+++ b/f", "@@ -2,3 +2,3 @@", " l 2", "-l 3", "+C", " l 4", "@@ -7,3 +7,3 @@", " l 7", "-l 8", "+E", " l 9"),
+			base:  tree{"f": withLines(ten, map[int]string{3: "C\n"})},
+			class: refusal.Invalid,
+			text:  "diff line 3: hunk 1 of f: these 3 lines are not in the file, but the lines the hunk leaves are, at line 2: the file may hold this change already",
+		},
+
 		// Unnumbered hunks, as models write them: placed by their text.
 		{
 			name:  "an unnumbered hunk",

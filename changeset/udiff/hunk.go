@@ -576,6 +576,14 @@ func (h *hunk) place(im *image, prevEnd int, name string, zero bool) (int, error
 			"hunk %d of %s: %s %s in the file only at %s, where an earlier hunk already changes it",
 			h.n, name, these, are, lines(overlapping))
 	}
+	if len(h.new) > 0 {
+		// A diff applied once already, in part or whole: say where its
+		// result is.
+		if done := occurrences(im.texts(), h.new); len(done) > 0 {
+			return 0, refuse(refusal.Invalid, h.line, "drop the hunks the file already holds, or rebuild the diff against the current file",
+				"hunk %d of %s: %s %s not in the file, but the lines the hunk leaves are, at %s: the file may hold this change already", h.n, name, these, are, lines(done))
+		}
+	}
 	return 0, refuse(refusal.Invalid, h.line, hint, "hunk %d of %s: %s %s not in the file", h.n, name, these, are)
 }
 
