@@ -120,7 +120,7 @@ func readCorpus(t *testing.T) []diffCase {
 			t.Fatal(err)
 		}
 		c := diffCase{name: strings.TrimSuffix(filepath.Base(p), ".txtar"), files: map[string][]byte{}}
-		nonl, crlf := map[string]bool{}, map[string]bool{}
+		nonl, crlf, hexed := map[string]bool{}, map[string]bool{}, map[string]bool{}
 		stated := false
 		for _, l := range strings.Split(string(a.Comment), "\n") {
 			switch {
@@ -135,6 +135,8 @@ func readCorpus(t *testing.T) []diffCase {
 				nonl[strings.TrimPrefix(l, "nonl: ")] = true
 			case strings.HasPrefix(l, "crlf: "):
 				crlf[strings.TrimPrefix(l, "crlf: ")] = true
+			case strings.HasPrefix(l, "hex: "):
+				hexed[strings.TrimPrefix(l, "hex: ")] = true
 			}
 		}
 		if !stated {
@@ -147,6 +149,11 @@ func readCorpus(t *testing.T) []diffCase {
 			}
 			if nonl[f.Name] {
 				data = bytes.TrimSuffix(bytes.TrimSuffix(data, []byte("\n")), []byte("\r"))
+			}
+			if hexed[f.Name] {
+				if data, err = hex.DecodeString(strings.TrimSpace(string(data))); err != nil {
+					t.Fatalf("%s: %s is not hex: %v", p, f.Name, err)
+				}
 			}
 			switch {
 			case f.Name == "diff":
@@ -602,8 +609,18 @@ func TestDifferentialHistory(t *testing.T) {
 			bases[a] = readBase(t, clone, a)
 		}
 		base := bases[a]
-		// The files nika does not write, to leave out of a second diff.
+		// The files nika does not write (other modes, binary files), to
+		// leave out of a second diff.
 		var exclude []string
+		numstat, err := gitRun(clone, nil, nil, "diff", "--numstat", "-z", "--no-renames", a, b)
+		if err != nil {
+			t.Fatalf("git diff --numstat: %v\n%s", err, numstat)
+		}
+		for _, rec := range bytes.Split(numstat, []byte{0}) {
+			if f := strings.SplitN(string(rec), "\t", 3); len(f) == 3 && f[0] == "-" {
+				exclude = append(exclude, ":(exclude,literal)"+f[2])
+			}
+		}
 		other := readBaseModes(t, clone, b)
 		for p, m := range other {
 			if m != "100644" || (base.modes[p] != "" && base.modes[p] != "100644") {
