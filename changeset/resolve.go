@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/nika-dev/nika/refusal"
-	"golang.org/x/text/unicode/norm"
 )
 
 // EntryKind is what the base holds at a path.
@@ -52,15 +51,28 @@ type Lister interface {
 // before anything is staged: every path is validated, every policy rule and
 // base condition is checked, and every edit is applied in memory. Writes that
 // would not change a file are dropped and listed in unchanged.
+//
+// Intents that name the same path are sections of one change, folded in
+// order: the change witnesses the base bytes, has one after-state, and each
+// later section is applied to the bytes the earlier ones left (a refusal
+// names the section's number). An add, then an update of the same path,
+// is one create. A path that a section deletes or moves away may not be
+// named again, and a second whole content for a path is refused: it would
+// hide the first from the preview. Paths that differ only in case or
+// Unicode normalization are never sections of one change; they are
+// refused as two changes of one file.
 func Resolve(d *Draft, base Base, pol Policy) (changes []Change, unchanged []Path, err error) {
-	r := resolver{base: base, pol: pol, seen: map[string]int{}, entries: map[Path]Entry{}, needGone: map[Path]error{}, needEmpty: map[Path]error{}}
+	r := resolver{d: d, base: base, pol: pol, seen: map[string]seenPath{}, slots: map[Path]*slot{}, gone: map[Path]goneWhy{},
+		entries: map[Path]Entry{}, needGone: map[Path]error{}, needEmpty: map[Path]error{}, dirs: map[string]bool{}}
 	for i := range d.Intents {
-		c, same, err := r.intent(d, &d.Intents[i])
-		if err != nil {
+		if err := r.intent(&d.Intents[i]); err != nil {
 			return nil, nil, err
 		}
-		if same {
-			unchanged = append(unchanged, c.Path)
+	}
+	for _, s := range r.order {
+		c, keep := s.change()
+		if !keep {
+			unchanged = append(unchanged, s.path)
 			continue
 		}
 		changes = append(changes, c)
@@ -79,15 +91,60 @@ func Resolve(d *Draft, base Base, pol Policy) (changes []Change, unchanged []Pat
 }
 
 type resolver struct {
+	d       *Draft
 	base    Base
 	pol     Policy
-	seen    map[string]int // folded path -> line of the intent that named it
+	seen    map[string]seenPath // FoldKey -> the path that holds it
+	slots   map[Path]*slot      // the change being built at each path
+	order   []*slot             // the slots, in the order of their first section
+	gone    map[Path]goneWhy    // paths a section deleted or moved away
 	entries map[Path]Entry
+	dirs    map[string]bool // wrapper directories already checked
 	// A file in the way of a directory the set writes into, and a
 	// directory in the way of a file the set writes: allowed only when the
 	// set itself removes them; the error is the refusal otherwise.
 	needGone  map[Path]error
 	needEmpty map[Path]error
+}
+
+type seenPath struct {
+	path Path
+	line int
+}
+
+type goneWhy struct {
+	line int
+	why  string // "deletes it", "moves it to \"b\""
+}
+
+// slot is one change being built from its sections.
+type slot struct {
+	path    Path // where the file is after the sections so far
+	class   FileClass
+	from    Path  // the base path its bytes come from (path, unless moved)
+	before  *Side // the base's file at from; nil when the base has none
+	present bool  // whether the file exists after the sections so far
+	bytes   []byte
+	first   int // the line of its first section
+	last    int // the line of its latest section
+	n       int // how many sections so far
+}
+
+// change is the slot's one change; keep is false when the sections leave
+// the base as it was.
+func (s *slot) change() (Change, bool) {
+	switch {
+	case s.before == nil && !s.present:
+		return Change{}, false
+	case s.before == nil:
+		return Change{Kind: Create, Path: s.path, Class: s.class, After: NewSide(s.bytes, ModeFile, "")}, true
+	case !s.present:
+		return Change{Kind: Delete, Path: s.from, Class: Classify(s.from), Before: s.before}, true
+	case s.from != s.path:
+		return Change{Kind: Move, Path: s.path, From: s.from, Class: s.class, Before: s.before, After: NewSide(s.bytes, s.before.Mode, "")}, true
+	}
+	c := Change{Kind: Update, Path: s.path, Class: s.class, Before: s.before, After: NewSide(s.bytes, s.before.Mode, "")}
+	return c, !bytes.Equal(s.bytes, s.before.Bytes)
 }
 
 // typeChanges checks that every file in the way of a new directory, and
@@ -126,62 +183,74 @@ func (r *resolver) typeChanges(cs []Change) error {
 	return nil
 }
 
-func (r *resolver) where(d *Draft, in *Intent) string {
+func (r *resolver) where(in *Intent) string {
 	if in.Line > 0 {
-		return fmt.Sprintf("%s line %d: ", formatName(d.Format), in.Line)
+		return fmt.Sprintf("%s line %d: ", formatName(r.d.Format), in.Line)
 	}
 	return ""
 }
 
+// formatName names the input in a refusal: a reply that carries patch or
+// diff blocks is still a reply, and its lines are the reply's.
 func formatName(f string) string {
-	if f == "" {
+	switch {
+	case f == "":
 		return "input"
+	case strings.HasPrefix(f, "reply "):
+		return "reply"
 	}
 	return f
 }
 
-// path validates a path named by an intent, applies policy, and registers it
-// so that no other intent may name it (or a case/normalization twin).
-func (r *resolver) path(d *Draft, in *Intent, raw string) (Path, FileClass, error) {
+// located prefixes a refusal's text with the intent's line.
+func (r *resolver) located(in *Intent, err error) error {
+	var e *refusal.Error
+	if errors.As(err, &e) {
+		e.Text = r.where(in) + e.Text
+	}
+	return err
+}
+
+// parse validates a path an intent names.
+func (r *resolver) parse(in *Intent, raw string) (Path, error) {
 	p, err := ParsePath(raw)
 	if err != nil {
-		var e *refusal.Error
-		if errors.As(err, &e) {
-			e.Text = r.where(d, in) + e.Text
-		}
-		return "", "", err
+		return "", r.located(in, err)
 	}
-	key := strings.ToLower(norm.NFC.String(string(p)))
-	if prev, dup := r.seen[key]; dup {
-		return "", "", refusal.New(refusal.Invalid, "propose each file once", "%stwo changes name the path %s (the first at line %d)", r.where(d, in), quote(raw), prev)
+	return p, nil
+}
+
+// register admits a new path into the set: no other path may fold to the
+// same name, policy must allow it, and every parent must be a directory
+// (or absent) in the base and on disk. twin is a path that may share the
+// folded name (the source of a rename that only changes case).
+func (r *resolver) register(in *Intent, p Path, raw string, twin Path) (FileClass, error) {
+	key := FoldKey(string(p))
+	if prev, dup := r.seen[key]; dup && prev.path != twin {
+		return "", refusal.New(refusal.Invalid, "propose each file once", "%stwo changes name the path %s (the first at line %d)", r.where(in), quote(raw), prev.line)
 	}
-	r.seen[key] = in.Line
+	r.seen[key] = seenPath{path: p, line: in.Line}
 	class := Classify(p)
 	if err := r.pol.Check(p, class); err != nil {
-		var e *refusal.Error
-		if errors.As(err, &e) {
-			e.Text = r.where(d, in) + e.Text
-		}
-		return "", "", err
+		return "", r.located(in, err)
 	}
-	// Every parent must be a directory (or absent) in the base and on disk.
 	comps := p.Components()
 	for i := 1; i < len(comps); i++ {
 		parent := Path(strings.Join(comps[:i], "/"))
 		e, err := r.entry(parent)
 		if err != nil {
-			return "", "", err
+			return "", err
 		}
 		switch e.Kind {
 		case Symlink:
-			return "", "", refusal.New(refusal.NotAllowed, "nika never writes through a symlink", "%spath %s passes through the symlink %s", r.where(d, in), quote(raw), quote(string(parent)))
+			return "", refusal.New(refusal.NotAllowed, "nika never writes through a symlink", "%spath %s passes through the symlink %s", r.where(in), quote(raw), quote(string(parent)))
 		case Submodule:
-			return "", "", refusal.New(refusal.NotAllowed, "change the submodule in its own repository", "%spath %s is inside the submodule %s", r.where(d, in), quote(raw), quote(string(parent)))
+			return "", refusal.New(refusal.NotAllowed, "change the submodule in its own repository", "%spath %s is inside the submodule %s", r.where(in), quote(raw), quote(string(parent)))
 		case File:
-			r.needGone[parent] = refusal.New(refusal.NotAllowed, "delete that file in the same proposal, or pick another path", "%spath %s needs %s to be a directory, but it is a file", r.where(d, in), quote(raw), quote(string(parent)))
+			r.needGone[parent] = refusal.New(refusal.NotAllowed, "delete that file in the same proposal, or pick another path", "%spath %s needs %s to be a directory, but it is a file", r.where(in), quote(raw), quote(string(parent)))
 		}
 	}
-	return p, class, nil
+	return class, nil
 }
 
 func (r *resolver) entry(p Path) (Entry, error) {
@@ -198,127 +267,273 @@ func (r *resolver) entry(p Path) (Entry, error) {
 
 // notAFile refuses an entry that a change cannot replace or remove: a
 // directory, a symlink or a submodule.
-func (r *resolver) notAFile(d *Draft, in *Intent, p Path, e Entry) error {
+func (r *resolver) notAFile(in *Intent, p Path, e Entry) error {
 	switch e.Kind {
 	case Dir:
-		return refusal.New(refusal.NotAllowed, "name a file, not a directory", "%spath %s is a directory", r.where(d, in), quote(string(p)))
+		return refusal.New(refusal.NotAllowed, "name a file, not a directory", "%spath %s is a directory", r.where(in), quote(string(p)))
 	case Symlink:
-		return refusal.New(refusal.Unsupported, "edit the file the link points to instead", "%spath %s is a symlink", r.where(d, in), quote(string(p)))
+		return refusal.New(refusal.Unsupported, "edit the file the link points to instead", "%spath %s is a symlink", r.where(in), quote(string(p)))
 	case Submodule:
-		return refusal.New(refusal.Unsupported, "change the submodule in its own repository", "%spath %s is a submodule", r.where(d, in), quote(string(p)))
+		return refusal.New(refusal.Unsupported, "change the submodule in its own repository", "%spath %s is a submodule", r.where(in), quote(string(p)))
 	}
 	return nil
 }
 
-func (r *resolver) intent(d *Draft, in *Intent) (Change, bool, error) {
-	p, class, err := r.path(d, in, in.Path)
+// dir checks the directory a wrapper changed into: it passes the path rule
+// and is a directory of the base, every parent included.
+func (r *resolver) dir(in *Intent) error {
+	if r.dirs[in.Dir] {
+		return nil
+	}
+	p, err := ParsePath(in.Dir)
 	if err != nil {
-		return Change{}, false, err
+		var e *refusal.Error
+		if errors.As(err, &e) {
+			e.Text = r.where(in) + "the wrapper's cd: " + e.Text
+		}
+		return err
+	}
+	comps := p.Components()
+	for i := 1; i <= len(comps); i++ {
+		d := Path(strings.Join(comps[:i], "/"))
+		e, err := r.entry(d)
+		if err != nil {
+			return err
+		}
+		switch e.Kind {
+		case Dir:
+			continue
+		case Symlink:
+			return refusal.New(refusal.NotAllowed, "name the directory the link points to", "%sthe wrapper changes into %s, through the symlink %s", r.where(in), quote(in.Dir), quote(string(d)))
+		case Submodule:
+			return refusal.New(refusal.NotAllowed, "change the submodule in its own repository", "%sthe wrapper changes into %s, inside the submodule %s", r.where(in), quote(in.Dir), quote(string(d)))
+		case File:
+			return refusal.New(refusal.NotAllowed, "name a directory of the project in the cd, or drop the cd and give paths from the root", "%sthe wrapper changes into %s, but %s is a file", r.where(in), quote(in.Dir), quote(string(d)))
+		}
+		return refusal.New(refusal.NotFound, "name a directory of the project in the cd, or drop the cd and give paths from the root", "%sthe wrapper changes into %s, which is not a directory of the project", r.where(in), quote(in.Dir))
+	}
+	r.dirs[in.Dir] = true
+	return nil
+}
+
+// gone refuses a section for a path that an earlier section deleted or
+// moved away.
+func (r *resolver) goneRefusal(in *Intent, p Path, g goneWhy) error {
+	return refusal.New(refusal.Invalid, "drop the later section, or name the file where the earlier one leaves it",
+		"%sthis section changes %s, but the section at line %d %s", r.where(in), quote(string(p)), g.line, g.why)
+}
+
+// slotFor returns the change that an intent's path belongs to: the one that
+// earlier sections started, or a new one over the base's file.
+func (r *resolver) slotFor(in *Intent, raw string) (*slot, Path, error) {
+	p, err := r.parse(in, raw)
+	if err != nil {
+		return nil, "", err
+	}
+	if g, ok := r.gone[p]; ok {
+		return nil, p, r.goneRefusal(in, p, g)
+	}
+	if s := r.slots[p]; s != nil {
+		if in.Edit == nil && in.Content != nil && in.Op != OpAdd {
+			// A second whole content: the first would never be seen.
+			return nil, p, refusal.New(refusal.Invalid, "propose each file once", "%stwo changes name the path %s (the first at line %d)", r.where(in), quote(raw), s.first)
+		}
+		s.n++
+		return s, p, nil
+	}
+	class, err := r.register(in, p, raw, "")
+	if err != nil {
+		return nil, p, err
 	}
 	e, err := r.entry(p)
 	if err != nil {
-		return Change{}, false, err
+		return nil, p, err
 	}
-	if e.Kind == Dir && (in.Op == OpWrite || in.Op == OpAdd) {
+	if e.Kind == Dir && (in.Op == OpWrite || in.Op == OpAdd || in.Op == OpCopy) {
 		// A new file where the base has a directory: allowed only when the
 		// set deletes every file in it (checked by typeChanges).
 		r.needEmpty[p] = refusal.New(refusal.NotAllowed, "delete every file in that directory in the same proposal, or pick another path",
-			"%spath %s is a directory in the project", r.where(d, in), quote(string(p)))
+			"%spath %s is a directory in the project", r.where(in), quote(string(p)))
 		e = Entry{Kind: Absent}
-	} else if err := r.notAFile(d, in, p, e); err != nil {
-		return Change{}, false, err
+	} else if err := r.notAFile(in, p, e); err != nil {
+		return nil, p, err
 	}
-	c := Change{Path: p, Class: class}
-	var before *Side
+	s := &slot{path: p, class: class, from: p, first: in.Line, last: in.Line, n: 1}
 	if e.Kind == File {
-		before = NewSide(e.Bytes, e.Mode, e.Blob)
+		s.before = NewSide(e.Bytes, e.Mode, e.Blob)
+		s.present, s.bytes = true, e.Bytes
+	}
+	r.slots[p] = s
+	r.order = append(r.order, s)
+	return s, p, nil
+}
+
+func (r *resolver) intent(in *Intent) error {
+	if in.Dir != "" {
+		if err := r.dir(in); err != nil {
+			return err
+		}
 	}
 	switch in.Op {
-	case OpWrite, OpAdd, OpEdit:
-		if in.Op == OpAdd && before != nil {
-			return c, false, refusal.New(refusal.NotAllowed, "propose an update of the file instead", "%spath %s already exists", r.where(d, in), quote(in.Path))
-		}
-		if in.Op == OpEdit && before == nil {
-			return c, false, refusal.New(refusal.NotAllowed, "propose it as a new file instead", "%spath %s does not exist, so it cannot be edited", r.where(d, in), quote(in.Path))
-		}
-		after, err := r.after(d, in, before)
-		if err != nil {
-			return c, false, err
-		}
-		c.Before = before
-		if before == nil {
-			c.Kind = Create
-			c.After = NewSide(after, ModeFile, "")
-		} else {
-			c.Kind = Update
-			c.After = NewSide(after, before.Mode, "")
-			if bytes.Equal(after, before.Bytes) {
-				return c, true, nil
+	case OpMove:
+		return r.move(in)
+	case OpCopy:
+		return r.copy(in)
+	case OpWrite, OpAdd, OpEdit, OpDelete:
+	default:
+		return refusal.New(refusal.Internal, "", "unknown intent %q", in.Op)
+	}
+	s, p, err := r.slotFor(in, in.Path)
+	if err != nil {
+		return err
+	}
+	defer func() { s.last = in.Line }()
+	switch in.Op {
+	case OpAdd:
+		if s.present {
+			if s.n > 1 {
+				return refusal.New(refusal.NotAllowed, "make the later section an update of the file", "%ssection %d of %s adds the file, but the section at line %d already writes it", r.where(in), s.n, quote(in.Path), s.last)
 			}
+			return refusal.New(refusal.NotAllowed, "propose an update of the file instead", "%spath %s already exists", r.where(in), quote(in.Path))
 		}
-		return c, false, nil
+	case OpEdit:
+		if !s.present {
+			return refusal.New(refusal.NotAllowed, "propose it as a new file instead", "%spath %s does not exist, so it cannot be edited", r.where(in), quote(in.Path))
+		}
 	case OpDelete:
-		if before == nil {
-			return c, false, refusal.New(refusal.NotAllowed, "drop the deletion from the proposal", "%spath %s does not exist, so it cannot be deleted", r.where(d, in), quote(in.Path))
+		if !s.present {
+			return refusal.New(refusal.NotAllowed, "drop the deletion from the proposal", "%spath %s does not exist, so it cannot be deleted", r.where(in), quote(in.Path))
 		}
 		if in.Edit != nil {
 			// A diff's deletion checks that the file holds what it removes.
-			if _, err := r.after(d, in, before); err != nil {
-				return c, false, err
+			if _, err := r.after(in, s, s.bytes); err != nil {
+				return err
 			}
 		}
-		c.Kind, c.Before = Delete, before
-		return c, false, nil
-	case OpMove:
-		if before == nil {
-			return c, false, refusal.New(refusal.NotAllowed, "name a file that exists", "%spath %s does not exist, so it cannot be moved", r.where(d, in), quote(in.Path))
-		}
-		if strings.EqualFold(norm.NFC.String(in.Path), norm.NFC.String(in.To)) {
-			// A rename that changes only case (or normalization) of the
-			// same name: the destination's folded key is the source's.
-			delete(r.seen, strings.ToLower(norm.NFC.String(string(p))))
-		}
-		to, toClass, err := r.path(d, in, in.To)
-		if err != nil {
-			return c, false, err
-		}
-		te, err := r.entry(to)
-		if err != nil {
-			return c, false, err
-		}
-		if te.Kind != Absent {
-			return c, false, refusal.New(refusal.NotAllowed, "delete the destination in its own proposal first, or pick another name", "%scannot move %s onto %s, which already exists", r.where(d, in), quote(in.Path), quote(in.To))
-		}
-		after, err := r.after(d, in, before)
-		if err != nil {
-			return c, false, err
-		}
-		return Change{Kind: Move, Path: to, From: p, Class: toClass, Before: before, After: NewSide(after, before.Mode, "")}, false, nil
+		s.present, s.bytes = false, nil
+		r.gone[p] = goneWhy{line: in.Line, why: "deletes it"}
+		return nil
 	}
-	return c, false, refusal.New(refusal.Internal, "", "unknown intent %q", in.Op)
+	var cur []byte
+	if s.present {
+		cur = s.bytes
+	}
+	after, err := r.after(in, s, cur)
+	if err != nil {
+		return err
+	}
+	s.present, s.bytes = true, after
+	return nil
 }
 
-// after computes the new bytes of an intent from the base bytes.
-func (r *resolver) after(d *Draft, in *Intent, before *Side) ([]byte, error) {
+// move renames a file, with the sections before it, to a path that is free.
+func (r *resolver) move(in *Intent) error {
+	s, from, err := r.slotFor(in, in.Path)
+	if err != nil {
+		return err
+	}
+	if !s.present {
+		return refusal.New(refusal.NotAllowed, "name a file that exists", "%spath %s does not exist, so it cannot be moved", r.where(in), quote(in.Path))
+	}
+	to, err := r.parse(in, in.To)
+	if err != nil {
+		return err
+	}
+	if g, ok := r.gone[to]; ok {
+		return r.goneRefusal(in, to, g)
+	}
+	if t := r.slots[to]; t != nil && to != from {
+		return refusal.New(refusal.NotAllowed, "move it onto a path the proposal leaves free", "%scannot move %s onto %s, which the section at line %d writes", r.where(in), quote(in.Path), quote(in.To), t.first)
+	}
+	twin := Path("")
+	if FoldKey(string(from)) == FoldKey(string(to)) {
+		// A rename that changes only case (or normalization) of the same
+		// name: the destination's folded key is the source's.
+		twin = from
+	}
+	class, err := r.register(in, to, in.To, twin)
+	if err != nil {
+		return err
+	}
+	te, err := r.entry(to)
+	if err != nil {
+		return err
+	}
+	if te.Kind != Absent {
+		return refusal.New(refusal.NotAllowed, "delete the destination in its own proposal first, or pick another name", "%scannot move %s onto %s, which already exists", r.where(in), quote(in.Path), quote(in.To))
+	}
+	after, err := r.after(in, s, s.bytes)
+	if err != nil {
+		return err
+	}
+	delete(r.slots, from)
+	r.gone[from] = goneWhy{line: in.Line, why: "moves it to " + quote(string(to))}
+	s.path, s.class, s.bytes, s.last = to, class, after, in.Line
+	r.slots[to] = s
+	return nil
+}
+
+// copy creates a file from the base bytes of another, which stays: as git
+// apply does, the source is read from the base, whatever other sections
+// do to it.
+func (r *resolver) copy(in *Intent) error {
+	src, err := r.parse(in, in.Path)
+	if err != nil {
+		return err
+	}
+	e, err := r.entry(src)
+	if err != nil {
+		return err
+	}
+	switch {
+	case e.Kind == Absent:
+		return refusal.New(refusal.NotAllowed, "name a file that exists", "%spath %s does not exist, so it cannot be copied", r.where(in), quote(in.Path))
+	case e.Kind != File:
+		return r.notAFile(in, src, e)
+	case e.Mode != ModeFile:
+		return refusal.New(refusal.Unsupported, "propose the copy as a new file with its whole content", "%sthe copy of %s would have mode %s, and nika creates regular files only", r.where(in), quote(in.Path), e.Mode)
+	}
+	s, _, err := r.slotFor(in, in.To)
+	if err != nil {
+		return err
+	}
+	defer func() { s.last = in.Line }()
+	if s.present {
+		if s.n > 1 {
+			return refusal.New(refusal.NotAllowed, "copy onto a path the proposal leaves free", "%ssection %d of %s copies %s onto it, but the section at line %d already writes it", r.where(in), s.n, quote(in.To), quote(in.Path), s.last)
+		}
+		return refusal.New(refusal.NotAllowed, "delete the destination in its own proposal first, or pick another name", "%scannot copy %s onto %s, which already exists", r.where(in), quote(in.Path), quote(in.To))
+	}
+	after, err := r.after(in, s, e.Bytes)
+	if err != nil {
+		return err
+	}
+	s.present, s.bytes = true, after
+	return nil
+}
+
+// after computes the new bytes of an intent from the bytes the sections
+// before it left (cur; nil when the file is absent).
+func (r *resolver) after(in *Intent, s *slot, cur []byte) ([]byte, error) {
 	switch {
 	case in.Edit != nil:
-		var base []byte
-		if before != nil {
-			base = before.Bytes
-		}
-		out, err := in.Edit.Apply(base)
+		out, err := in.Edit.Apply(cur)
 		if err != nil {
 			var e *refusal.Error
-			if errors.As(err, &e) {
-				return nil, err
+			if !errors.As(err, &e) {
+				e = &refusal.Error{Class: refusal.Invalid, Text: fmt.Sprintf("%s%s: %v", r.where(in), quote(in.Path), err), Hint: "rebuild the patch against the current file", Err: err}
+				err = e
 			}
-			return nil, &refusal.Error{Class: refusal.Invalid, Text: fmt.Sprintf("%s%s: %v", r.where(d, in), quote(in.Path), err), Hint: "rebuild the patch against the current file", Err: err}
+			if s.n > 1 {
+				e.Text += fmt.Sprintf(" (section %d for %s, applied to what the section at line %d left)", s.n, quote(string(s.path)), s.last)
+			}
+			return nil, err
 		}
 		return out, nil
 	case in.Content != nil:
 		return in.Content, nil
-	case before != nil:
-		return before.Bytes, nil
+	case cur != nil:
+		return cur, nil
 	}
 	return []byte{}, nil
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/changeset/applypatch"
@@ -23,8 +26,15 @@ func Parse(input []byte, format string, max int) (*changeset.Draft, error) {
 		max = reply.MaxInput
 	}
 	if len(input) > max {
-		return nil, refusal.New(refusal.TooLarge, "split the proposal, or raise the limit with --max-input",
-			"the input is %d bytes, over the limit of %d", len(input), max)
+		return nil, &refusal.Error{Class: refusal.TooLarge, Hint: "split the input, or raise the input limit",
+			Fix: refusal.RaiseInputLimit, Subject: strconv.Itoa(max),
+			Text: fmt.Sprintf("the input is %d bytes, over the limit of %d", len(input), max)}
+	}
+	if len(bytes.TrimSpace(input)) == 0 {
+		// git apply refuses an empty patch; an empty reply proposes as
+		// little. Neither is "nothing to do": the input was lost.
+		return nil, refusal.New(refusal.Invalid, "give a reply with file blocks, an apply_patch payload, a unified diff or search/replace blocks",
+			"the input is empty (%d bytes)", len(input))
 	}
 	if format == "" || format == "auto" {
 		format = Detect(input)
@@ -39,7 +49,9 @@ func Parse(input []byte, format string, max int) (*changeset.Draft, error) {
 	case "search-replace":
 		return searchreplace.ParseLimit(input, max)
 	}
-	return nil, refusal.New(refusal.Invalid, "use --format auto, reply, patch, diff or search-replace", "unknown format %q", format)
+	return nil, &refusal.Error{Class: refusal.Invalid, Hint: "name one of the formats " + strings.Join(Formats, ", "),
+		Fix: refusal.ChooseFormat, Subject: strings.Join(Formats, ","),
+		Text: fmt.Sprintf("unknown format %q", format)}
 }
 
 // Detect names the format of an input: an apply_patch payload, a unified
@@ -58,8 +70,13 @@ func Detect(input []byte) string {
 }
 
 // looksDiff reports an input that starts, after blank or prose lines, with
-// a diff header outside any fence.
+// a diff header outside any fence, or that is a mail git format-patch
+// wrote (which holds no diff at all for an empty commit, and is still
+// a diff to refuse, not a reply that names no file).
 func looksDiff(input []byte) bool {
+	if formatPatchMail.Match(input) {
+		return true
+	}
 	lines := bytes.Split(input, []byte("\n"))
 	for i, l := range lines {
 		l = bytes.TrimRight(l, "\r")
@@ -75,6 +92,9 @@ func looksDiff(input []byte) bool {
 	}
 	return false
 }
+
+// formatPatchMail is the first line of a mail that git format-patch writes.
+var formatPatchMail = regexp.MustCompile(`\AFrom [0-9a-f]{40}(?:[0-9a-f]{24})? Mon Sep 17 00:00:00 2001\r?\n`)
 
 // parseReply reads a reply's path blocks, and also the apply_patch payloads
 // and unified diffs its fenced blocks carry. Lines are those of the reply.
@@ -117,6 +137,9 @@ func parseReply(input []byte, max int) (*changeset.Draft, error) {
 		kinds[name] = true
 		for _, in := range sub.Intents {
 			in.Line += b.Line
+			if in.Edit != nil {
+				in.Edit = blockEdit{Edit: in.Edit, kind: name, line: b.Line}
+			}
 			d.Intents = append(d.Intents, in)
 		}
 	}
@@ -129,4 +152,22 @@ func parseReply(input []byte, max int) (*changeset.Draft, error) {
 		d.Format = "reply with a diff block"
 	}
 	return d, nil
+}
+
+// blockEdit is the Edit of a patch or diff block of a reply: its refusals
+// name the block's line in the reply, as the parser's refusals do, since
+// their own lines count from the block's first line.
+type blockEdit struct {
+	changeset.Edit
+	kind string // "patch" or "diff"
+	line int    // the reply line of the block's opening fence
+}
+
+func (b blockEdit) Apply(base []byte) ([]byte, error) {
+	out, err := b.Edit.Apply(base)
+	var e *refusal.Error
+	if errors.As(err, &e) {
+		e.Text = fmt.Sprintf("in the %s block at reply line %d: %s", b.kind, b.line, e.Text)
+	}
+	return out, err
 }

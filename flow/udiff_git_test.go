@@ -15,8 +15,9 @@ import (
 )
 
 // history builds a small history with the edits real diffs carry: creates,
-// edits at several places, deletes, renames with and without edits, files
-// without a final newline, CRLF lines, and a file replaced by a directory.
+// edits at several places, deletes, renames with and without edits, copies
+// with and without edits, files without a final newline, CRLF lines, and a
+// file replaced by a directory.
 func history(t *testing.T) (*gittest.Repo, []string) {
 	g := gittest.New(t)
 	var commits []string
@@ -58,12 +59,19 @@ func history(t *testing.T) (*gittest.Repo, []string) {
 	g.Write("src/b.txt/inner.txt", "a file became a directory\n")
 	g.Write("lib/a.txt", strings.Repeat("x\n", 3))
 	commits = append(commits, g.Commit("c4"))
+
+	// Copies, for -C: one exact, one edited, while the source changes.
+	src := g.Read("crlf.txt")
+	g.Write("copies/exact.txt", src)
+	g.Write("copies/edited.txt", strings.Replace(src, "three", "3", 1))
+	g.Write("crlf.txt", src+"four\r\n")
+	commits = append(commits, g.Commit("c5"))
 	return g, commits
 }
 
 // TestGitDiffRoundTrip proposes `git diff A B` on A, for pairs of commits
-// of a real history, applies it, and checks that the result is B's tree,
-// exactly.
+// of a real history, with renames, with copies (-C -C) and without context
+// (-U0), applies it, and checks that the result is B's tree, exactly.
 func TestGitDiffRoundTrip(t *testing.T) {
 	g, commits := history(t)
 	r, err := gitstage.Open(g.Dir)
@@ -76,24 +84,30 @@ func TestGitDiffRoundTrip(t *testing.T) {
 				continue
 			}
 			a, b := commits[i], commits[j]
-			t.Run(fmt.Sprintf("c%d..c%d", i, j), func(t *testing.T) {
-				g.Git("checkout", "-q", "--detach", a)
-				diff, err := exec.Command("git", "-C", g.Dir, "diff", "-M", a, b).Output()
-				if err != nil {
-					t.Fatal(err)
-				}
-				p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: diff, Format: "diff", Allow: []string{"**"}, Goal: "round trip"})
-				if err != nil {
-					t.Fatalf("propose: %v\n%s", err, diff)
-				}
-				if _, err := flow.Apply(flow.FromGit(r), p, consent.Options{}); err != nil {
-					t.Fatalf("apply: %v", err)
-				}
-				if got, want := g.Git("rev-parse", "HEAD^{tree}"), g.Git("rev-parse", b+"^{tree}"); got != want {
-					t.Errorf("tree after the diff is %s, want %s\n%s", got, want, g.Git("diff", "--stat", b, "HEAD"))
-				}
-				g.Clean()
-			})
+			for _, v := range []string{"-M", "-C -C", "-U0"} {
+				t.Run(fmt.Sprintf("c%d..c%d %s", i, j, v), func(t *testing.T) {
+					roundTrip(t, g, r, a, b, strings.Fields(v))
+				})
+			}
 		}
 	}
+}
+
+func roundTrip(t *testing.T, g *gittest.Repo, r *gitstage.Repo, a, b string, flags []string) {
+	g.Git("checkout", "-q", "--detach", a)
+	diff, err := exec.Command("git", append(append([]string{"-C", g.Dir, "diff"}, flags...), a, b)...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: diff, Format: "diff", Allow: []string{"**"}, Goal: "round trip " + strings.Join(flags, " ")})
+	if err != nil {
+		t.Fatalf("propose: %v\n%s", err, diff)
+	}
+	if _, err := flow.Apply(flow.FromGit(r), p, consent.Options{}); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	if got, want := g.Git("rev-parse", "HEAD^{tree}"), g.Git("rev-parse", b+"^{tree}"); got != want {
+		t.Errorf("tree after the diff is %s, want %s\n%s", got, want, g.Git("diff", "--stat", b, "HEAD"))
+	}
+	g.Clean()
 }

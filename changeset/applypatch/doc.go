@@ -17,7 +17,11 @@
 // everything that would write bytes nobody saw:
 //
 //   - A chunk must match exactly one place in the part of the file after the
-//     previous chunk. Two places are refused, naming both line numbers.
+//     previous chunk. Two places are refused, naming every line number.
+//     When it is not after the previous chunk, it may be anywhere that no
+//     other chunk changes, if it matches exactly one place there: models
+//     write chunks out of the file's order. The next chunk is looked for
+//     after it.
 //   - An "@@ <context>" line names a line of the file that the chunk comes
 //     after (its first occurrence after the previous chunk); several in a
 //     row narrow the place step by step ("@@ class B:" then "@@ def f():").
@@ -43,13 +47,26 @@
 //     writes end with a newline.
 //   - "*** Add File" needs an absent path and "*** Move to" an absent
 //     destination; the resolver refuses otherwise.
+//   - Two operations on one path are sections of one change, applied in
+//     turn (an add, then its update, is one create); an operation after the
+//     path's deletion or move is refused (changeset.Resolve).
 //   - The whole patch resolves, or none of it does.
 //
 // # What is accepted around the patch
 //
 // Models rarely send the bare payload. Parse accepts, before "*** Begin
 // Patch" and after "*** End Patch", blank lines, markdown fences, and a shell
-// heredoc wrapper (`apply_patch <<'EOF'` … `EOF`, `cat <<EOF | apply_patch`).
+// heredoc wrapper (`apply_patch <<'EOF'` … `EOF`, `cat <<EOF | apply_patch`,
+// a bare `<<'EOF'`).
+//
+// A `cd DIR && apply_patch <<'EOF'` wrapper (or `cd DIR;`, several cds in a
+// row) is followed, never ignored: every path of the patch is under DIR,
+// DIR must pass the path rule (changeset.ParsePath), and the resolver
+// checks that it is a directory of the project (Intent.Dir). A cd whose
+// directory the shell would compute (a variable, a glob, ~, -, none) or a
+// change of directory nika cannot follow (a subshell, pushd, a cd after
+// another command) is refused: the files would land elsewhere than the
+// command says.
 // Markers may carry surrounding whitespace. The first chunk of an update may
 // omit its "@@" line. A unified-diff style header "@@ -3,4 +3,5 @@ func f()"
 // is read as "@@ func f()". Any other text around the patch is refused:

@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -56,71 +57,148 @@ type replacement struct {
 	lines    []string
 }
 
-// Apply locates every chunk in base, in order and without overlap, and
-// returns the new bytes. It never modifies base.
+// Apply locates every chunk in base and returns the new bytes. It never
+// modifies base. A chunk is looked for after the one before it; when it is
+// not there, anywhere in the file that no other chunk changes. Either way
+// it must match one place.
 func (e *edit) Apply(base []byte) ([]byte, error) {
 	doc := splitText(base)
 	m := newMatcher(doc.lines)
 	var reps []replacement
-	cursor := 0 // chunks are searched from here: the end of the previous one
+	cursor := 0 // chunks are searched from here first: the end of the previous one
 	for i := range e.chunks {
 		c := &e.chunks[i]
-		from, scopeEnd, lastHeader := cursor, -1, -1
-		for k, h := range c.headers {
-			at, ok := m.first(h.text, from)
-			if !ok {
-				where := ""
-				switch {
-				case k > 0:
-					where = fmt.Sprintf(" after the @@ line %s", show(c.headers[k-1].text))
-				case i > 0:
-					where = fmt.Sprintf(" after chunk %d", i)
-				}
-				return nil, e.refuseAt(h.line, c, "the @@ line %s is not in the file%s", show(h.text), where)
-			}
-			from, scopeEnd, lastHeader = at+1, scope(doc.lines, at), at
+		start, err := e.place(m, i, cursor, reps)
+		if _, ok := err.(*notFound); ok && cursor > 0 {
+			// Not after the previous chunk: out of the file's order.
+			start, err = e.place(m, i, 0, reps)
 		}
-		old := c.old()
-		var start int
-		switch {
-		case len(old) == 0 && len(c.headers) > 0 && !c.eof:
-			start = from // only added lines: right after the @@ line
-		case len(old) == 0:
-			start = len(doc.lines) // only added lines: at the end of the file
-		case c.eof:
-			start = len(doc.lines) - len(old)
-			if start < from || !m.at(old, start) {
-				return nil, e.refuse(c, "%s not at the end of the file, as its *** End of File says", e.these(len(old), "are", "is"))
-			}
-		default:
-			at := m.find(old, from, scopeEnd)
-			if len(at) == 0 && lastHeader >= 0 && m.at(old, lastHeader) {
-				// The chunk repeats its @@ line as its first context line.
-				at = []int{lastHeader}
-			}
-			switch {
-			case len(at) > 1:
-				return nil, &refusal.Error{Class: refusal.Invalid,
-					Text: fmt.Sprintf("patch line %d: chunk %d of %s: %s in the file %s, at %s%s", c.line, c.n, changeset.Quote(e.path), e.these(len(old), "are", "is"), times(len(at)), lineList(at), e.after(i)),
-					Hint: "add context lines to the chunk (or an @@ line) so that it matches one place"}
-			case len(at) == 0:
-				if from > 0 {
-					if before := m.find(old, 0, -1); len(before) > 0 && before[0] < from {
-						prior := "its @@ line"
-						if before[0] < cursor {
-							prior = fmt.Sprintf("chunk %d", i)
-						}
-						return nil, e.refuse(c, "%s at line %d of the file, before %s; chunks must follow the order of the file", e.these(len(old), "are", "is"), before[0]+1, prior)
-					}
-				}
-				return nil, e.refuse(c, "%s not in the file%s", e.these(len(old), "are", "is"), e.after(i))
-			}
-			start = at[0]
+		if nf, ok := err.(*notFound); ok {
+			return nil, nf.err
 		}
-		reps = append(reps, replacement{start: start, n: len(old), lines: c.apply(doc.lines[start : start+len(old)])})
-		cursor = start + len(old)
+		if err != nil {
+			return nil, err
+		}
+		n := len(c.old())
+		reps = append(reps, replacement{start: start, n: n, lines: c.apply(doc.lines[start : start+n])})
+		cursor = start + n
 	}
+	sort.SliceStable(reps, func(a, b int) bool { return reps[a].start < reps[b].start })
 	return doc.rebuild(reps), nil
+}
+
+// notFound is a chunk that is not where it was looked for; err says so.
+type notFound struct{ err error }
+
+func (n *notFound) Error() string { return n.err.Error() }
+
+// overlaps reports whether lines [start, start+n) meet a replacement made
+// already: they share a line, or an insertion falls inside them.
+func overlaps(reps []replacement, start, n int) (replacement, bool) {
+	for _, r := range reps {
+		if start < r.start+r.n && r.start < start+n && (r.n > 0 || (start < r.start && r.start < start+n)) {
+			return r, true
+		}
+	}
+	return replacement{}, false
+}
+
+// place finds where chunk i applies, searching from line from and leaving
+// out the lines the replacements made so far changed.
+func (e *edit) place(m *matcher, i, from int, reps []replacement) (int, error) {
+	c := &e.chunks[i]
+	lines := m.lines
+	scopeEnd, lastHeader := -1, -1
+	for k, h := range c.headers {
+		at, ok := m.first(h.text, from)
+		if !ok {
+			where := ""
+			switch {
+			case k > 0:
+				where = fmt.Sprintf(" after the @@ line %s", show(c.headers[k-1].text))
+			case i > 0 && from > 0:
+				where = fmt.Sprintf(" after chunk %d", i)
+			}
+			return 0, &notFound{e.refuseAt(h.line, c, "the @@ line %s is not in the file%s", show(h.text), where)}
+		}
+		from, scopeEnd, lastHeader = at+1, scope(lines, at), at
+	}
+	old := c.old()
+	switch {
+	case len(old) == 0 && len(c.headers) > 0 && !c.eof:
+		return from, nil // only added lines: right after the @@ line
+	case len(old) == 0:
+		return len(lines), nil // only added lines: at the end of the file
+	case c.eof:
+		start := len(lines) - len(old)
+		if start < 0 || !m.at(old, start) {
+			return 0, e.refuse(c, "%s not at the end of the file, as its *** End of File says", e.these(len(old), "are", "is"))
+		}
+		if r, ok := overlaps(reps, start, len(old)); ok {
+			return 0, e.refuse(c, "%s at the end of the file, where chunk %d already changes line %d", e.these(len(old), "are", "is"), e.chunkAt(reps, r), r.start+1)
+		}
+		return start, nil
+	}
+	all := m.find(old, from, scopeEnd)
+	if len(all) == 0 && lastHeader >= 0 && m.at(old, lastHeader) {
+		// The chunk repeats its @@ line as its first context line.
+		all = []int{lastHeader}
+	}
+	var at []int
+	var clash []int
+	for _, a := range all {
+		if _, ok := overlaps(reps, a, len(old)); ok {
+			clash = append(clash, a)
+		} else {
+			at = append(at, a)
+		}
+	}
+	switch {
+	case len(at) > 1:
+		return 0, &refusal.Error{Class: refusal.Invalid,
+			Text: fmt.Sprintf("patch line %d: chunk %d of %s: %s in the file %s, at %s%s", c.line, c.n, changeset.Quote(e.path), e.these(len(old), "are", "is"), times(len(at)), lineList(at), e.after(i, from)),
+			Hint: "add context lines to the chunk (or an @@ line) so that it matches one place"}
+	case len(at) == 1:
+		return at[0], nil
+	case len(clash) > 0:
+		return 0, &notFound{e.refuse(c, "%s at %s of the file, where another chunk already changes it", e.these(len(old), "are", "is"), lineList(clash))}
+	case lastHeader >= 0:
+		if before := m.find(old, 0, -1); len(before) > 0 && before[0] < from {
+			return 0, &notFound{e.refuse(c, "%s at %s of the file, before its @@ line", e.these(len(old), "are", "is"), lineList(before))}
+		}
+	}
+	if done := c.result(); len(done) > 0 {
+		// A patch applied once already, in part or whole: say where its
+		// result is.
+		if at := m.find(done, 0, -1); len(at) > 0 {
+			return 0, &notFound{refusal.New(refusal.Invalid, "drop the chunks the file already holds, or rebuild the patch against the current file",
+				"patch line %d: chunk %d of %s: %s not in the file%s, but the lines the chunk leaves are, at %s: the file may hold this change already",
+				c.line, c.n, changeset.Quote(e.path), e.these(len(old), "are", "is"), e.after(i, from), lineList(at))}
+		}
+	}
+	return 0, &notFound{e.refuse(c, "%s not in the file%s", e.these(len(old), "are", "is"), e.after(i, from))}
+}
+
+// result is what the chunk leaves: its context and added lines.
+func (c *chunk) result() []string {
+	var out []string
+	for _, l := range c.lines {
+		if l.kind != '-' {
+			out = append(out, l.text)
+		}
+	}
+	return out
+}
+
+// chunkAt names the chunk that made a replacement, by its place among
+// them.
+func (e *edit) chunkAt(reps []replacement, r replacement) int {
+	for k, x := range reps {
+		if x.start == r.start && x.n == r.n {
+			return k + 1
+		}
+	}
+	return 0
 }
 
 // apply returns the lines that replace matched: the chunk's added lines, and
@@ -160,12 +238,12 @@ func (e *edit) these(n int, plural, singular string) string {
 }
 
 // after says where a chunk was searched, when not from the top.
-func (e *edit) after(i int) string {
+func (e *edit) after(i, from int) string {
 	c := &e.chunks[i]
 	switch {
 	case len(c.headers) > 0:
 		return " after its @@ line"
-	case i > 0:
+	case i > 0 && from > 0:
 		return fmt.Sprintf(" after chunk %d", i)
 	}
 	return ""
@@ -178,19 +256,30 @@ func times(n int) string {
 	return fmt.Sprintf("%d times", n)
 }
 
-// lineList names 0-based indexes as 1-based lines: "lines 4 and 9",
-// "lines 4, 9 and 14", at most five of them.
+// lineList names 0-based indexes as 1-based lines, every one of them, with
+// runs of three or more written as ranges: "line 4", "lines 4 and 9",
+// "lines 4, 9 and 14", "lines 1 to 7".
 func lineList(at []int) string {
 	var ns []string
-	for i, a := range at {
-		if i == 5 {
-			ns[len(ns)-1] += fmt.Sprintf(" (and %d more)", len(at)-5)
-			break
+	for i := 0; i < len(at); {
+		j := i
+		for j+1 < len(at) && at[j+1] == at[j]+1 {
+			j++
 		}
-		ns = append(ns, fmt.Sprint(a+1))
+		if j-i >= 2 {
+			ns = append(ns, fmt.Sprintf("%d to %d", at[i]+1, at[j]+1))
+		} else {
+			for k := i; k <= j; k++ {
+				ns = append(ns, fmt.Sprint(at[k]+1))
+			}
+		}
+		i = j + 1
 	}
-	if len(ns) == 1 {
+	switch {
+	case len(ns) == 1 && len(at) == 1:
 		return "line " + ns[0]
+	case len(ns) == 1:
+		return "lines " + ns[0]
 	}
 	return "lines " + strings.Join(ns[:len(ns)-1], ", ") + " and " + ns[len(ns)-1]
 }

@@ -99,6 +99,14 @@ func TestEditAppliesChunks(t *testing.T) {
 			"a\nb", []string{"@@", "-b", "+B"}, "a\nB\n"},
 		{"CRLF line endings are kept, and added lines get them",
 			"a\r\nb\r\n", []string{"@@", " a", "-b", "+c", "+d"}, "a\r\nc\r\nd\r\n"},
+		{"chunks out of the file's order apply where they match once",
+			lines("a", "b", "c"), []string{"@@", "-c", "+C", "@@", "-a", "+A"}, lines("A", "b", "C")},
+		{"a chunk out of order with its @@ line",
+			lines("h", "a", "b"), []string{"@@", "-b", "+B", "@@ h", "-a"}, lines("h", "B")},
+		{"after an out-of-order chunk the next one is looked for after it",
+			lines("x", "a", "x", "b", "x", "c"), []string{"@@", "-c", "+C", "@@", " a", "-x", "+X", "@@", "-x", "+Y"}, lines("x", "a", "X", "b", "Y", "C")},
+		{"lines an out-of-order chunk changed are no other chunk's",
+			lines("x", "a", "x", "b"), []string{"@@", " b", "+B", "@@", " a", "-x", "+X1", "@@", "-x", "+X0"}, lines("X0", "a", "X1", "b", "B")},
 		{"a move with chunks edits the bytes it moves",
 			lines("v1"), []string{"-v1", "+v2"}, lines("v2")},
 	} {
@@ -132,7 +140,7 @@ func TestEditRefusesWithLines(t *testing.T) {
 			`patch line 3: chunk 1 of "a.go": these 3 context lines are not in the file`},
 		{"missing context in a later chunk (line of its @@)",
 			lines("a", "b"), []string{"@@", "-a", "+A", "@@", "-z"},
-			`patch line 6: chunk 2 of "a.go": this context line is not in the file after chunk 1`},
+			`patch line 6: chunk 2 of "a.go": this context line is not in the file`},
 		{"missing context in a first chunk without @@ (its first line)",
 			lines("a"), []string{"-z", "+y"},
 			`patch line 3: chunk 1 of "a.go": this context line is not in the file`},
@@ -141,19 +149,25 @@ func TestEditRefusesWithLines(t *testing.T) {
 			`patch line 3: chunk 1 of "a.go": these 2 context lines are in the file twice, at lines 1 and 3`},
 		{"many places",
 			lines("x", "x", "x", "x", "x", "x", "x"), []string{"@@", "-x", "+y"},
-			`patch line 3: chunk 1 of "a.go": this context line is in the file 7 times, at lines 1, 2, 3, 4 and 5 (and 2 more)`},
+			`patch line 3: chunk 1 of "a.go": this context line is in the file 7 times, at lines 1 to 7`},
+		{"every place is named",
+			lines("x", "a", "x", "x", "b", "x", "c", "x", "x", "x", "x"), []string{"@@", "-x", "+y"},
+			`patch line 3: chunk 1 of "a.go": this context line is in the file 8 times, at lines 1, 3, 4, 6 and 8 to 11`},
 		{"two places found by a looser level",
 			lines("x ", "x\t"), []string{"@@", "-x", "+y"},
 			`patch line 3: chunk 1 of "a.go": this context line is in the file twice, at lines 1 and 2`},
 		{"two places after an @@ line",
 			lines("h", "x", "x"), []string{"@@ h", "-x", "+y"},
 			`patch line 3: chunk 1 of "a.go": this context line is in the file twice, at lines 2 and 3 after its @@ line`},
-		{"chunks out of the file's order",
-			lines("a", "b", "c"), []string{"@@", "-c", "+C", "@@", "-a", "+A"},
-			`patch line 6: chunk 2 of "a.go": this context line is at line 1 of the file, before chunk 1; chunks must follow the order of the file`},
+		{"a chunk out of the file's order that matches twice before the previous one",
+			lines("x", "x", "c"), []string{"@@", "-c", "+C", "@@", "-x", "+X"},
+			`patch line 6: chunk 2 of "a.go": this context line is in the file twice, at lines 1 and 2`},
 		{"overlapping chunks",
 			lines("a", "b", "c"), []string{"@@", " a", "-b", "+B", "@@", " b", "-c", "+C"},
-			`patch line 7: chunk 2 of "a.go": these 2 context lines are at line 2 of the file, before chunk 1; chunks must follow the order of the file`},
+			`patch line 7: chunk 2 of "a.go": these 2 context lines are at line 2 of the file, where another chunk already changes it`},
+		{"a chunk out of order on lines a chunk after it changed",
+			lines("a", "b", "c", "d"), []string{"@@", "-c", "+C", " d", "@@", " b", "-c"},
+			`patch line 7: chunk 2 of "a.go": these 2 context lines are at line 2 of the file, where another chunk already changes it`},
 		{"an @@ line that is not in the file",
 			lines("a"), []string{"@@ func g()", "-a"},
 			`patch line 3: chunk 1 of "a.go": the @@ line "func g()" is not in the file`},
@@ -163,18 +177,24 @@ func TestEditRefusesWithLines(t *testing.T) {
 		{"a second @@ line that is not after the first",
 			lines("def g(self):", "class A:", "    x = 1"), []string{"@@ class A:", "@@     def g(self):", "-    x = 1"},
 			`patch line 4: chunk 1 of "a.go": the @@ line "    def g(self):" is not in the file after the @@ line "class A:"`},
-		{"an @@ line that is not after the previous chunk",
-			lines("h", "a", "b"), []string{"@@", "-b", "+B", "@@ h", "-a"},
-			`patch line 6: chunk 2 of "a.go": the @@ line "h" is not in the file after chunk 1`},
+		{"an @@ line that is nowhere",
+			lines("h", "a", "b"), []string{"@@", "-b", "+B", "@@ g", "-a"},
+			`patch line 6: chunk 2 of "a.go": the @@ line "g" is not in the file`},
 		{"two places within the block of the @@ line",
 			lines("func a() {", "	x()", "	x()", "}", "func b() {", "	x()", "}"), []string{"@@ func a() {", "-	x()"},
 			`patch line 3: chunk 1 of "a.go": this context line is in the file twice, at lines 2 and 3 after its @@ line`},
 		{"a chunk not after its @@ line",
 			lines("a", "h"), []string{"@@ h", "-a"},
-			`patch line 3: chunk 1 of "a.go": this context line is at line 1 of the file, before its @@ line; chunks must follow the order of the file`},
+			`patch line 3: chunk 1 of "a.go": this context line is at line 1 of the file, before its @@ line`},
 		{"*** End of File on lines that are not the last",
 			lines("a", "b"), []string{"@@", "-a", "+A", "*** End of File"},
 			`patch line 3: chunk 1 of "a.go": this context line is not at the end of the file, as its *** End of File says`},
+		{"a chunk whose change the file holds already",
+			lines("a", "B", "c"), []string{"@@", " a", "-b", "+B"},
+			`patch line 3: chunk 1 of "a.go": these 2 context lines are not in the file, but the lines the chunk leaves are, at line 1: the file may hold this change already`},
+		{"*** End of File on lines another chunk changes",
+			lines("a", "b"), []string{"@@", "-b", "+B", "@@", "-b", "+C", "*** End of File"},
+			`patch line 6: chunk 2 of "a.go": this context line is at the end of the file, where chunk 1 already changes line 2`},
 		{"*** End of File on more lines than the file has",
 			lines("a"), []string{"@@", " z", "-a", "*** End of File"},
 			`patch line 3: chunk 1 of "a.go": these 2 context lines are not at the end of the file, as its *** End of File says`},
@@ -194,7 +214,11 @@ func TestEditRefusesWithLines(t *testing.T) {
 			if e.Text != tc.text {
 				t.Errorf("text %q\nwant %q", e.Text, tc.text)
 			}
-			if e.Hint != "rebuild the patch against the current file" && e.Hint != "add context lines to the chunk (or an @@ line) so that it matches one place" {
+			switch e.Hint {
+			case "rebuild the patch against the current file",
+				"add context lines to the chunk (or an @@ line) so that it matches one place",
+				"drop the chunks the file already holds, or rebuild the patch against the current file":
+			default:
 				t.Errorf("hint %q", e.Hint)
 			}
 		})
@@ -229,4 +253,96 @@ func TestResolveMovesAndRenames(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareTrees(t, got, map[string][]byte{"pkg/b.go": []byte(lines("v2")), "d.go": []byte(lines("same"))})
+}
+
+// Sections for one path compose: each is applied to what the ones before
+// it left, the change witnesses the base, and a section after a deletion
+// or a move away is refused.
+func TestResolveComposesSections(t *testing.T) {
+	base := map[string][]byte{"a.txt": []byte(lines("1", "2", "3")), "dir/keep.txt": []byte(lines("k"))}
+	for _, tc := range []struct {
+		name  string
+		patch string
+		want  map[string][]byte // nil: refused with text
+		class refusal.Class
+		text  string
+	}{
+		{"two updates of one file",
+			patch("*** Update File: a.txt", "@@", "-1", "+one", "*** Update File: a.txt", "@@", " one", "-2", "+two"),
+			map[string][]byte{"a.txt": []byte(lines("one", "two", "3")), "dir/keep.txt": []byte(lines("k"))}, "", ""},
+		{"an add, then an update of the new file",
+			patch("*** Add File: n.txt", "+x", "+y", "*** Update File: n.txt", "@@", "-y", "+Y"),
+			map[string][]byte{"a.txt": base["a.txt"], "dir/keep.txt": base["dir/keep.txt"], "n.txt": []byte(lines("x", "Y"))}, "", ""},
+		{"an update, a move, and an update at the new path",
+			patch("*** Update File: a.txt", "@@", "-1", "+one", "*** Update File: a.txt", "*** Move to: b.txt", "*** Update File: b.txt", "@@", "-3", "+three"),
+			map[string][]byte{"b.txt": []byte(lines("one", "2", "three")), "dir/keep.txt": base["dir/keep.txt"]}, "", ""},
+		{"an update, then a deletion",
+			patch("*** Update File: a.txt", "@@", "-1", "+one", "*** Delete File: a.txt"),
+			map[string][]byte{"dir/keep.txt": base["dir/keep.txt"]}, "", ""},
+		{"a later section that does not match what the earlier one left",
+			patch("*** Update File: a.txt", "@@", "-1", "+one", "*** Update File: a.txt", "@@", "-1", "+uno"),
+			nil, refusal.Invalid, `patch line 7: chunk 1 of "a.txt": this context line is not in the file (section 2 for "a.txt", applied to what the section at line 2 left)`},
+		{"a section after the deletion",
+			patch("*** Delete File: a.txt", "*** Update File: a.txt", "@@", "-1", "+one"),
+			nil, refusal.Invalid, `patch line 3: this section changes "a.txt", but the section at line 2 deletes it`},
+		{"an add after the deletion",
+			patch("*** Delete File: a.txt", "*** Add File: a.txt", "+new"),
+			nil, refusal.Invalid, `patch line 3: this section changes "a.txt", but the section at line 2 deletes it`},
+		{"a section at the old path after a move",
+			patch("*** Update File: a.txt", "*** Move to: b.txt", "*** Update File: a.txt", "@@", "-1", "+one"),
+			nil, refusal.Invalid, `patch line 4: this section changes "a.txt", but the section at line 2 moves it to "b.txt"`},
+		{"two adds of one path",
+			patch("*** Add File: n.txt", "+x", "*** Add File: n.txt", "+y"),
+			nil, refusal.NotAllowed, `patch line 4: section 2 of "n.txt" adds the file, but the section at line 2 already writes it`},
+		{"a move onto a path another section writes",
+			patch("*** Add File: b.txt", "+x", "*** Update File: a.txt", "*** Move to: b.txt"),
+			nil, refusal.NotAllowed, `patch line 4: cannot move "a.txt" onto "b.txt", which the section at line 2 writes`},
+		{"a cd resolves under its directory",
+			"cd dir && apply_patch <<'EOF'\n" + patch("*** Update File: keep.txt", "@@", "-k", "+K", "*** Add File: new.txt", "+n") + "EOF\n",
+			map[string][]byte{"a.txt": base["a.txt"], "dir/keep.txt": []byte(lines("K")), "dir/new.txt": []byte(lines("n"))}, "", ""},
+		{"a cd into a directory the project lacks",
+			"cd nowhere && apply_patch <<'EOF'\n" + patch("*** Add File: new.txt", "+n") + "EOF\n",
+			nil, refusal.NotFound, `patch line 3: the wrapper changes into "nowhere", which is not a directory of the project`},
+		{"a cd into a file",
+			"cd a.txt && apply_patch <<'EOF'\n" + patch("*** Add File: new.txt", "+n") + "EOF\n",
+			nil, refusal.NotAllowed, `patch line 3: the wrapper changes into "a.txt", but "a.txt" is a file`},
+		{"a cd does not let a path climb out of its directory",
+			"cd dir && apply_patch <<'EOF'\n" + patch("*** Add File: ../x.txt", "+n") + "EOF\n",
+			nil, refusal.NotAllowed, `patch line 3: path "dir/../x.txt" contains '..' and could leave the repository`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := run([]byte(tc.patch), base)
+			if tc.want == nil {
+				var e *refusal.Error
+				if !errors.As(err, &e) || e.Class != tc.class || e.Text != tc.text || e.Hint == "" {
+					t.Fatalf("got %#v\nwant %s %q with a hint", err, tc.class, tc.text)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareTrees(t, got, tc.want)
+		})
+	}
+}
+
+// The composed change witnesses the base's bytes, not an intermediate.
+func TestComposedChangeWitnessesTheBase(t *testing.T) {
+	base := map[string][]byte{"a.txt": []byte(lines("1", "2"))}
+	d, err := Parse([]byte(patch("*** Update File: a.txt", "@@", "-1", "+one", "*** Update File: a.txt", "@@", "-2", "+two")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, _, err := changeset.Resolve(d, mapBase(base), changeset.Policy{Allow: []string{"**"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 {
+		t.Fatalf("%d changes, want one", len(changes))
+	}
+	c := changes[0]
+	if c.Kind != changeset.Update || c.Before.Witness != changeset.WitnessOf(base["a.txt"]) || string(c.After.Bytes) != lines("one", "two") {
+		t.Errorf("change %s before %s after %q", c.Kind, c.Before.Witness, c.After.Bytes)
+	}
 }

@@ -2,8 +2,10 @@ package applypatch
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/nika-dev/nika/changeset"
@@ -38,8 +40,8 @@ func Looks(input []byte) bool {
 		return false
 	}
 	lines := splitLines(input)
-	i, _ := skipOpeners(lines)
-	return i < len(lines) && strings.TrimSpace(lines[i]) == beginMarker
+	w := skipOpeners(lines)
+	return w.begin < len(lines) && strings.TrimSpace(lines[w.begin]) == beginMarker
 }
 
 // MaxInput is the default limit on the size of an input, in bytes.
@@ -65,11 +67,16 @@ func ParseLimit(input []byte, limit int) (*changeset.Draft, error) {
 		limit = MaxInput
 	}
 	if len(input) > limit {
-		return nil, refusal.New(refusal.TooLarge, "split the proposal or pass --max-input",
-			"the patch is %s, over the limit of %s", size(len(input)), size(limit))
+		return nil, &refusal.Error{Class: refusal.TooLarge, Hint: "split the input, or raise the input limit",
+			Fix: refusal.RaiseInputLimit, Subject: strconv.Itoa(limit),
+			Text: fmt.Sprintf("the patch is %s, over the limit of %s", size(len(input)), size(limit))}
 	}
 	lines := splitLines(input)
-	begin, end, err := bounds(lines)
+	w := skipOpeners(lines)
+	if w.err != nil {
+		return nil, w.err
+	}
+	begin, end, err := bounds(lines, w)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +97,27 @@ func ParseLimit(input []byte, limit int) (*changeset.Draft, error) {
 		return nil, refuse(begin+1, "add at least one *** Add File:, *** Delete File: or *** Update File: operation",
 			"the patch holds no operation")
 	}
+	if w.dir != "" {
+		// The wrapper's cd: every path is under its directory.
+		for i := range d.Intents {
+			in := &d.Intents[i]
+			in.Dir = w.dir
+			in.Path = under(w.dir, in.Path)
+			if in.To != "" {
+				in.To = under(w.dir, in.To)
+			}
+		}
+	}
 	return d, nil
+}
+
+// under joins a patch's path under the wrapper's directory. An absolute
+// path stays as it is, for the path rule to refuse.
+func under(dir, p string) string {
+	if strings.HasPrefix(p, "/") {
+		return p
+	}
+	return dir + "/" + p
 }
 
 // splitLines splits on "\n", drops one "\r" before it (CRLF input), a
@@ -111,38 +138,196 @@ func splitLines(input []byte) []string {
 // heredocOpener finds `<<EOF`, `<<'EOF'`, `<< "EOF"` or `<<-EOF` in a line.
 var heredocOpener = regexp.MustCompile(`<<-?\s*(?:'([A-Za-z_][A-Za-z0-9_]*)'|"([A-Za-z_][A-Za-z0-9_]*)"|([A-Za-z_][A-Za-z0-9_]*))`)
 
+// bareHeredoc is a line that is only a heredoc opener: `<<EOF`, `<<'EOF'`.
+var bareHeredoc = regexp.MustCompile(`^<<-?\s*(?:'[A-Za-z_][A-Za-z0-9_]*'|"[A-Za-z_][A-Za-z0-9_]*"|[A-Za-z_][A-Za-z0-9_]*)$`)
+
 func isFence(line string) bool {
 	t := strings.TrimSpace(line)
 	return strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")
 }
 
+// wrapper is what surrounds a patch: where it begins, the heredoc's
+// delimiter, and the directory a `cd DIR &&` before apply_patch changes
+// into.
+type wrapper struct {
+	begin int    // the first line that is not a wrapper line
+	delim string // the heredoc's delimiter, if any
+	dir   string // the cd's directory, "" for none
+	err   error  // a wrapper that nika cannot follow
+}
+
 // skipOpeners skips the wrapper lines a patch may be sent in: blank lines,
-// markdown fences and a heredoc opener that feeds apply_patch. It returns
-// the first other line and the heredoc delimiter, if any.
-func skipOpeners(lines []string) (int, string) {
-	delim := ""
-	i := 0
-	for ; i < len(lines); i++ {
-		t := strings.TrimSpace(lines[i])
+// markdown fences, and a heredoc opener, bare (`<<'EOF'`) or feeding
+// apply_patch, after one or more `cd DIR &&`.
+func skipOpeners(lines []string) wrapper {
+	var w wrapper
+	for ; w.begin < len(lines); w.begin++ {
+		t := strings.TrimSpace(lines[w.begin])
 		switch {
 		case t == "", isFence(t):
 			continue
-		case delim == "" && !strings.Contains(t, beginMarker) && (strings.Contains(t, "apply_patch") || strings.Contains(t, "applypatch")):
+		case w.delim == "" && bareHeredoc.MatchString(t):
+			m := heredocOpener.FindStringSubmatch(t)
+			w.delim = m[1] + m[2] + m[3]
+			continue
+		case w.delim == "" && !strings.Contains(t, beginMarker) && (strings.Contains(t, "apply_patch") || strings.Contains(t, "applypatch")):
 			if m := heredocOpener.FindStringSubmatch(t); m != nil {
-				delim = m[1] + m[2] + m[3]
+				w.delim = m[1] + m[2] + m[3]
+				dir, err := cdPrefix(t)
+				if err != nil && w.err == nil {
+					class := refusal.Invalid
+					if err.cause != nil {
+						class = refusal.ClassOf(err.cause) // the path rule's
+					}
+					w.err = &refusal.Error{Class: class, Hint: err.hint, Text: fmt.Sprintf("patch line %d: %s", w.begin+1, err.text), Err: err.cause}
+				}
+				w.dir = dir
 				continue
 			}
 		}
 		break
 	}
-	return i, delim
+	return w
+}
+
+// wrapperError is a wrapper line that nika cannot follow.
+type wrapperError struct {
+	text, hint string
+	cause      error // the path rule's refusal, for its class
+}
+
+// cdPrefix reads the `cd DIR &&` (or `cd DIR;`) commands that come before
+// apply_patch on its command line, and returns their directory, joined.
+// A cd that nika cannot resolve to one directory of the project (a
+// variable, a glob, the home directory, a subshell) is refused: ignoring
+// it would put the files somewhere else than the command says.
+func cdPrefix(line string) (string, *wrapperError) {
+	const hint = "give paths from the repository root, or cd into a plain directory of the project: cd DIR && apply_patch <<'EOF'"
+	var dirs []string
+	rest := strings.TrimSpace(line)
+	for {
+		word, ok := cutWord(rest, "cd")
+		if !ok {
+			break
+		}
+		dir, after, err := shellWord(word)
+		if err != "" {
+			return "", &wrapperError{text: fmt.Sprintf("the wrapper's cd %s, and nika cannot tell which directory it means", err), hint: hint}
+		}
+		after = strings.TrimSpace(after)
+		switch {
+		case strings.HasPrefix(after, "&&"):
+			after = after[2:]
+		case strings.HasPrefix(after, ";"):
+			after = after[1:]
+		default:
+			return "", &wrapperError{text: fmt.Sprintf("the wrapper's cd %s is not followed by && or ;", show(dir)), hint: hint}
+		}
+		dirs = append(dirs, dir)
+		rest = strings.TrimSpace(after)
+	}
+	// No other change of directory before the command.
+	before := rest
+	if i := strings.Index(before, "apply"); i >= 0 {
+		before = before[:i]
+	}
+	for _, f := range strings.FieldsFunc(before, func(r rune) bool { return r == ' ' || r == '\t' || r == '(' || r == ';' || r == '&' || r == '|' }) {
+		switch f {
+		case "cd", "pushd", "popd", "chdir":
+			return "", &wrapperError{text: fmt.Sprintf("the wrapper runs %s in a way nika does not follow: %s", f, show(strings.TrimSpace(line))), hint: hint}
+		}
+	}
+	if len(dirs) == 0 {
+		return "", nil
+	}
+	var parts []string
+	for _, d := range dirs {
+		for strings.HasPrefix(d, "./") {
+			d = strings.TrimLeft(d[2:], "/")
+		}
+		d = strings.TrimRight(d, "/")
+		if d == "" {
+			d = "."
+		}
+		parts = append(parts, d)
+	}
+	dir := strings.Join(parts, "/")
+	if _, err := changeset.ParsePath(dir); err != nil {
+		var e *refusal.Error
+		text := err.Error()
+		if errors.As(err, &e) {
+			text = e.Text
+		}
+		return "", &wrapperError{text: "the wrapper's cd: " + text, hint: hint, cause: err}
+	}
+	return dir, nil
+}
+
+// cutWord returns what follows the command word cmd at the start of s.
+func cutWord(s, cmd string) (string, bool) {
+	rest, ok := strings.CutPrefix(s, cmd)
+	if !ok {
+		return "", false
+	}
+	if rest == "" {
+		return "", true
+	}
+	if rest[0] != ' ' && rest[0] != '\t' {
+		return "", false
+	}
+	return rest, true
+}
+
+// shellWord reads one shell word at the start of s, and refuses one whose
+// meaning depends on the shell: an expansion, a glob, the home directory,
+// an option, or no word at all.
+func shellWord(s string) (word, rest, problem string) {
+	s = strings.TrimLeft(s, " \t")
+	switch {
+	case s == "" || strings.HasPrefix(s, "&&") || strings.HasPrefix(s, ";"):
+		return "", "", "names no directory (it would go to the home directory)"
+	case s[0] == '\'':
+		end := strings.IndexByte(s[1:], '\'')
+		if end < 0 {
+			return "", "", "has an unclosed quote"
+		}
+		word, rest = s[1:1+end], s[2+end:]
+	case s[0] == '"':
+		end := strings.IndexByte(s[1:], '"')
+		if end < 0 {
+			return "", "", "has an unclosed quote"
+		}
+		word, rest = s[1:1+end], s[2+end:]
+		if strings.ContainsAny(word, "$`\\") {
+			return "", "", fmt.Sprintf("names %s, which the shell expands", show(word))
+		}
+	default:
+		end := strings.IndexAny(s, " \t;&|")
+		if end < 0 {
+			end = len(s)
+		}
+		word, rest = s[:end], s[end:]
+		if strings.ContainsAny(word, "$`\\*?[]{}'\"()<>") || strings.HasPrefix(word, "~") {
+			return "", "", fmt.Sprintf("names %s, which the shell expands", show(word))
+		}
+	}
+	if rest != "" && rest[0] != ' ' && rest[0] != '\t' && rest[0] != ';' && rest[0] != '&' {
+		return "", "", fmt.Sprintf("names %s, which the shell expands", show(word+rest))
+	}
+	if strings.HasPrefix(word, "-") {
+		return "", "", fmt.Sprintf("names %s, which cd reads as an option", show(word))
+	}
+	if word == "" {
+		return "", "", "names no directory"
+	}
+	return word, rest, ""
 }
 
 // bounds finds the "*** Begin Patch" and "*** End Patch" lines, allowing only
 // wrapper lines around them: after the patch, blank lines, fences, and the
 // heredoc's terminator with the closing of a `"$(cat <<'EOF'` substitution.
-func bounds(lines []string) (begin, end int, err error) {
-	begin, delim := skipOpeners(lines)
+func bounds(lines []string, w wrapper) (begin, end int, err error) {
+	begin, delim := w.begin, w.delim
 	if begin >= len(lines) {
 		return 0, 0, refuse(max(1, len(lines)), hintBounds, "the input holds no *** Begin Patch")
 	}

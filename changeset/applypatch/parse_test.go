@@ -128,6 +128,10 @@ func TestParseAcceptsWhatModelsWrapThePatchIn(t *testing.T) {
 		{"a markdown fence", "```diff\n" + body + "```\n", 3},
 		{"a fence around a heredoc", "```bash\napply_patch <<'EOF'\n" + body + "EOF\n```\n", 4},
 		{"blank lines around", "\n\n" + body + "\n\n", 4},
+		{"a bare heredoc", "<<EOF\n" + body + "EOF\n", 3},
+		{"a bare quoted heredoc", "<<'EOF'\n" + body + "EOF\n", 3},
+		{"a bare double-quoted heredoc", "<<\"EOF\"\n" + body + "EOF\n", 3},
+		{"a bare heredoc in a fence", "```\n<<'PATCH'\n" + body + "PATCH\n```\n", 4},
 		{"CRLF line endings", strings.ReplaceAll(body, "\n", "\r\n"), 2},
 		{"a byte order mark", "\ufeff" + body, 2},
 		{"no final newline", strings.TrimSuffix(body, "\n"), 2},
@@ -223,5 +227,80 @@ func TestParseLimit(t *testing.T) {
 	var e *refusal.Error
 	if !errors.As(err, &e) || e.Class != refusal.TooLarge || e.Text != "the patch is 53 bytes, over the limit of 52 bytes" {
 		t.Fatalf("over the limit: %#v", err)
+	}
+}
+
+// TestParseCdWrapper reads the cd of a `cd DIR && apply_patch <<'EOF'`
+// wrapper: every path is under DIR, and the intents carry DIR for the
+// resolver to check. A cd that nika cannot follow is refused, never
+// ignored.
+func TestParseCdWrapper(t *testing.T) {
+	body := patch("*** Add File: a.txt", "+x", "*** Update File: old.txt", "*** Move to: sub/new.txt", "*** Delete File: /abs")
+	for _, tc := range []struct {
+		name, input, dir string
+	}{
+		{"cd DIR &&", "cd src && apply_patch <<'EOF'\n" + body + "EOF\n", "src"},
+		{"cd DIR;", "cd src; apply_patch <<'EOF'\n" + body + "EOF\n", "src"},
+		{"a quoted directory", "cd 'my dir' && apply_patch <<'EOF'\n" + body + "EOF\n", "my dir"},
+		{"a double-quoted directory", "cd \"my dir\" && apply_patch <<'EOF'\n" + body + "EOF\n", "my dir"},
+		{"./ and a trailing slash", "cd ./pkg/util/ && apply_patch <<'EOF'\n" + body + "EOF\n", "pkg/util"},
+		{"two cds", "cd pkg && cd util && apply_patch <<EOF\n" + body + "EOF\n", "pkg/util"},
+		{"in a fence, with a pipe", "```bash\ncd src && cat <<'EOF' | apply_patch\n" + body + "EOF\n```\n", "src"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !Looks([]byte(tc.input)) {
+				t.Errorf("Looks = false")
+			}
+			d, err := Parse([]byte(tc.input))
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			want := []changeset.Intent{
+				{Op: changeset.OpAdd, Path: tc.dir + "/a.txt", Dir: tc.dir},
+				{Op: changeset.OpMove, Path: tc.dir + "/old.txt", To: tc.dir + "/sub/new.txt", Dir: tc.dir},
+				{Op: changeset.OpDelete, Path: "/abs", Dir: tc.dir},
+			}
+			if len(d.Intents) != len(want) {
+				t.Fatalf("%d intents", len(d.Intents))
+			}
+			for i, w := range want {
+				in := d.Intents[i]
+				if in.Op != w.Op || in.Path != w.Path || in.To != w.To || in.Dir != w.Dir {
+					t.Errorf("intent %d = %s %q %q dir %q, want %s %q %q dir %q", i, in.Op, in.Path, in.To, in.Dir, w.Op, w.Path, w.To, w.Dir)
+				}
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name, line string
+		class      refusal.Class
+		text       string
+	}{
+		{"a variable", "cd $DIR && apply_patch <<'EOF'", refusal.Invalid, `patch line 1: the wrapper's cd names "$DIR", which the shell expands, and nika cannot tell which directory it means`},
+		{"the home directory", "cd ~/src && apply_patch <<'EOF'", refusal.Invalid, `patch line 1: the wrapper's cd names "~/src", which the shell expands, and nika cannot tell which directory it means`},
+		{"no directory", "cd && apply_patch <<'EOF'", refusal.Invalid, `patch line 1: the wrapper's cd names no directory (it would go to the home directory), and nika cannot tell which directory it means`},
+		{"the previous directory", "cd - && apply_patch <<'EOF'", refusal.Invalid, `patch line 1: the wrapper's cd names "-", which cd reads as an option, and nika cannot tell which directory it means`},
+		{"a glob", "cd src* && apply_patch <<'EOF'", refusal.Invalid, `patch line 1: the wrapper's cd names "src*", which the shell expands, and nika cannot tell which directory it means`},
+		{"an expansion in double quotes", "cd \"$HOME/x\" && apply_patch <<'EOF'", refusal.Invalid, `patch line 1: the wrapper's cd names "$HOME/x", which the shell expands, and nika cannot tell which directory it means`},
+		{"a subshell", "(cd src; apply_patch <<'EOF')", refusal.Invalid, `patch line 1: the wrapper runs cd in a way nika does not follow: "(cd src; apply_patch <<'EOF')"`},
+		{"pushd", "pushd src && apply_patch <<'EOF'", refusal.Invalid, `patch line 1: the wrapper runs pushd in a way nika does not follow: "pushd src && apply_patch <<'EOF'"`},
+		{"a cd after another command", "git stash && cd src && apply_patch <<'EOF'", refusal.Invalid, `patch line 1: the wrapper runs cd in a way nika does not follow: "git stash && cd src && apply_patch <<'EOF'"`},
+		{"a cd with no && after it", "cd src apply_patch <<'EOF'", refusal.Invalid, `patch line 1: the wrapper's cd "src" is not followed by && or ;`},
+		{"out of the repository", "cd .. && apply_patch <<'EOF'", refusal.NotAllowed, `patch line 1: the wrapper's cd: path ".." contains '..' and could leave the repository`},
+		{"an absolute directory", "cd /srv/repo && apply_patch <<'EOF'", refusal.NotAllowed, `patch line 1: the wrapper's cd: path "/srv/repo" is absolute`},
+		{"into .git", "cd .git && apply_patch <<'EOF'", refusal.NotAllowed, `patch line 1: the wrapper's cd: path ".git" is inside .git`},
+		{"the root as .", "cd . && apply_patch <<'EOF'", refusal.Invalid, `patch line 1: the wrapper's cd: path "." has a '.' component`},
+		{"on the second wrapper line", "```sh\ncd a/../.. && apply_patch <<'EOF'", refusal.NotAllowed, `patch line 2: the wrapper's cd: path "a/../.." contains '..' and could leave the repository`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Parse([]byte(tc.line + "\n" + patch("*** Add File: a.txt", "+x") + "EOF\n"))
+			if err == nil {
+				t.Fatalf("parsed %+v, want refused", d.Intents)
+			}
+			var e *refusal.Error
+			if !errors.As(err, &e) || e.Class != tc.class || e.Text != tc.text || e.Hint == "" {
+				t.Fatalf("got %#v\nwant %s %q with a hint", err, tc.class, tc.text)
+			}
+		})
 	}
 }

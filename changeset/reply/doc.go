@@ -36,9 +36,11 @@
 // else. It checks what only it can see (an empty path=, a NUL in a path, an
 // unclosed quote, two different paths for one block, a block that names a
 // path and is never closed, and a block that names a path but holds a diff
-// or an apply_patch payload, which would otherwise overwrite the file with
-// the patch text; a .diff or .patch path may hold one) and leaves the rest
-// of path validation, policy and duplicates to changeset.Resolve. Errors are *refusal.Error with
+// or an apply_patch payload, bare or in a heredoc, which would otherwise
+// overwrite the file with the patch text; a .diff or .patch path may hold
+// one) and leaves the rest of path validation, policy and two blocks for
+// one path to changeset.Resolve (which folds them, refusing a second whole
+// content: the first would never be seen). Errors are *refusal.Error with
 // class Invalid (TooLarge for an input over the limit), and their text
 // starts with "reply line N:", the line of the input to look at.
 //

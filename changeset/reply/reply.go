@@ -3,6 +3,7 @@ package reply
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/nika-dev/nika/changeset"
@@ -98,8 +99,9 @@ func checkSize(input []byte, limit int) error {
 		limit = MaxInput
 	}
 	if len(input) > limit {
-		return refusal.New(refusal.TooLarge, "split the proposal or pass --max-input",
-			"the reply is %s, over the limit of %s", size(len(input)), size(limit))
+		return &refusal.Error{Class: refusal.TooLarge, Hint: "split the input, or raise the input limit",
+			Fix: refusal.RaiseInputLimit, Subject: strconv.Itoa(limit),
+			Text: fmt.Sprintf("the reply is %s, over the limit of %s", size(len(input)), size(limit))}
 	}
 	return nil
 }
@@ -158,10 +160,20 @@ func patchKind(lang string, content []byte) string {
 		return "a diff"
 	case bytes.HasPrefix(content, []byte("*** Begin Patch")):
 		return "an apply_patch payload"
+	case heredocPatch(content):
+		return "an apply_patch payload"
 	case bytes.HasPrefix(content, []byte("diff --git ")):
 		return "a diff"
 	}
 	return ""
+}
+
+// heredocPatch reports content that opens a heredoc (`<<'EOF'`,
+// `cd DIR && apply_patch <<EOF`) whose first line is "*** Begin Patch".
+func heredocPatch(content []byte) bool {
+	first, rest, _ := bytes.Cut(content, []byte("\n"))
+	second, _, _ := bytes.Cut(rest, []byte("\n"))
+	return bytes.Contains(first, []byte("<<")) && string(bytes.TrimSpace(second)) == "*** Begin Patch"
 }
 
 // isPatchFile reports a path whose content may well be a diff.

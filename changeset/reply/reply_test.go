@@ -343,6 +343,12 @@ func TestParseRefuses(t *testing.T) {
 			text:  `reply line 1: the block for "a.go" holds an apply_patch payload, not the file's content`,
 		},
 		{
+			name:  "an apply_patch payload in a heredoc, with a path",
+			input: "'''bash path=a.go\ncd src && apply_patch <<'EOF'\n*** Begin Patch\n*** End Patch\nEOF\n'''\n",
+			class: refusal.Invalid,
+			text:  `reply line 1: the block for "a.go" holds an apply_patch payload, not the file's content`,
+		},
+		{
 			name:  "a git diff with a path",
 			input: "'''text path=a.go\ndiff --git a/a.go b/a.go\n'''\n",
 			class: refusal.Invalid,
@@ -392,8 +398,8 @@ func TestParseLimitRefusesLargeInput(t *testing.T) {
 		t.Fatalf("err = %v, want TooLarge", err)
 	}
 	want := fmt.Sprintf("the reply is %d bytes, over the limit of %d bytes", len(in), len(in)-1)
-	if e.Text != want || e.Hint != "split the proposal or pass --max-input" {
-		t.Errorf("got %q · %q, want %q", e.Text, e.Hint, want)
+	if e.Text != want || e.Hint != "split the input, or raise the input limit" || e.Fix != refusal.RaiseInputLimit || e.Subject != fmt.Sprint(len(in)-1) {
+		t.Errorf("got %q · %q (fix %q %q), want %q with the fix to raise the limit of %d", e.Text, e.Hint, e.Fix, e.Subject, want, len(in)-1)
 	}
 
 	big := make([]byte, MaxInput+1)

@@ -14,11 +14,20 @@
 //
 // A SEARCH text is a claim about the file: "these lines are there, and this
 // is the place I mean". nika checks the claim instead of guessing: the text
-// must be found, as whole lines and byte for byte, exactly once in the file
-// as the blocks before it left it. Zero or several occurrences are refused
-// with the line numbers, so the model (or the human) can fix the block,
-// instead of nika editing a place nobody pointed at. A miss that only
-// whitespace explains is named in the refusal, but never applied.
+// must be found, as whole lines, exactly once in the file as the blocks
+// before it left it. It is looked for byte for byte, then ignoring trailing
+// whitespace, then ignoring the whitespace around each line, then each of
+// these again without the blank lines at the start and the end of the
+// SEARCH text; the first way that finds anything decides, so a looser way
+// never overrides a stricter one. Zero or several places are refused with
+// every line number, so the model (or the human) can fix the block, instead
+// of nika editing a place nobody pointed at.
+//
+// A match that ignored indentation writes the REPLACE text indented alike,
+// when the file's lines differ from the SEARCH lines by one prefix of
+// whitespace throughout (a model that left out the indentation of a nested
+// block); blank lines dropped around the SEARCH text are dropped around the
+// REPLACE text too. The preview shows the exact bytes either way.
 //
 // # Files, blocks and order
 //
@@ -32,8 +41,9 @@
 // the block is not fenced, before its SEARCH line; or inside the fence, on
 // its first line; or on the fence itself, "```path/file.go"). Markdown
 // decoration around the path is dropped (`a.go`, **a.go**, ### a.go, a.go:).
-// A block that follows another with nothing but blank lines and fences
-// between them edits the same file. Anything else before a block that does
+// A file name may also stand in a fence of its own before the block. A
+// block that follows another with nothing but blank lines, fences and
+// elisions ("...", "…") between them edits the same file. Anything else before a block that does
 // not read as a path (prose, most often) is refused: "the block names no
 // file" is better than an edit of the wrong one. A path holding spaces must
 // be written in backticks.

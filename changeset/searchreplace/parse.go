@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/nika-dev/nika/changeset"
@@ -99,8 +100,9 @@ func ParseLimit(input []byte, limit int) (*changeset.Draft, error) {
 		limit = MaxInput
 	}
 	if len(input) > limit {
-		return nil, refusal.New(refusal.TooLarge, "split the proposal or pass --max-input",
-			"the search/replace text is %s, over the limit of %s", size(len(input)), size(limit))
+		return nil, &refusal.Error{Class: refusal.TooLarge, Hint: "split the input, or raise the input limit",
+			Fix: refusal.RaiseInputLimit, Subject: strconv.Itoa(limit),
+			Text: fmt.Sprintf("the search/replace text is %s, over the limit of %s", size(len(input)), size(limit))}
 	}
 	lines := splitLines(input)
 	var files []*file
@@ -196,17 +198,23 @@ func findPath(lines []string, s, prevEnd int, hasPrev bool) (string, int, error)
 				if p, ok := pathOf(lines[k]); ok {
 					return p, k, nil
 				}
+				// The name in a fence of its own: ```, the name, ```.
+				if isBareFence(lines[k]) && k-2 > prevEnd && isFence(lines[k-2]) {
+					if p, ok := pathOf(lines[k-1]); ok {
+						return p, k - 1, nil
+					}
+				}
 			}
 		} else if p, ok := pathOf(lines[j]); ok {
 			return p, j, nil
 		}
 	}
 	// No path: the block continues the previous one's file, if only blank
-	// lines and fences separate them.
+	// lines, fences and elisions ("...") separate them.
 	if hasPrev {
 		shared := true
 		for k := prevEnd + 1; k < s; k++ {
-			if strings.TrimSpace(lines[k]) != "" && !isFence(lines[k]) {
+			if t := strings.TrimSpace(lines[k]); t != "" && !isFence(t) && !isElision(t) {
 				shared = false
 				break
 			}
@@ -235,6 +243,18 @@ func isFence(line string) bool {
 	return strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")
 }
 
+// isBareFence reports a fence with no info string: one that may close a
+// block.
+func isBareFence(line string) bool {
+	return isFence(line) && strings.Trim(strings.TrimSpace(line), "`~") == ""
+}
+
+// isElision reports a line that stands for text left out ("...", "…"),
+// which models write between the blocks of one file.
+func isElision(t string) bool {
+	return t != "" && strings.Trim(t, ".…") == "" && (strings.Contains(t, "…") || len(t) >= 3)
+}
+
 // fencePath reads a path written on the fence itself ("```src/a.go"): the
 // info string names a file when it holds a '.' or a '/' and no space.
 func fencePath(line string) (string, bool) {
@@ -250,7 +270,7 @@ func fencePath(line string) (string, bool) {
 // backticks.
 func pathOf(line string) (string, bool) {
 	t := strings.TrimSpace(line)
-	if t == "" || isFence(t) || markerOf(t) != noMarker {
+	if t == "" || isFence(t) || markerOf(t) != noMarker || isElision(t) {
 		return "", false
 	}
 	t = strings.TrimSpace(strings.TrimLeft(t, "#"))

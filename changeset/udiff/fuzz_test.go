@@ -18,7 +18,8 @@ import (
 // FuzzParse checks that Parse never panics, never touches its input, and is
 // pure: the same input twice gives the same draft or the same refusal, and
 // every Edit gives the same answer twice. Refusals are typed and name a
-// line. The seed corpus is in testdata/fuzz/FuzzParse.
+// line. The seed corpus is in testdata/fuzz/FuzzParse; the corpus-* seeds
+// are the diffs of flow/testdata/diffs, the differential test's corpus.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"",
@@ -66,6 +67,14 @@ func FuzzParse(f *testing.F) {
 			case changeset.OpMove:
 				if in.To == "" {
 					t.Fatalf("move without To %+v", in)
+				}
+			case changeset.OpCopy:
+				if in.To == "" || in.Content != nil {
+					t.Fatalf("copy %+v", in)
+				}
+			case changeset.OpWrite:
+				if in.Edit == nil || in.Content != nil {
+					t.Fatalf("write without Edit %+v", in)
 				}
 			case changeset.OpDelete:
 			default:
@@ -146,7 +155,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Parse: %v\n%s", err, diff)
 		}
-		if len(d.Intents) != 1 || d.Intents[0].Op != changeset.OpEdit {
+		if len(d.Intents) != 1 || (d.Intents[0].Op != changeset.OpEdit && d.Intents[0].Op != changeset.OpWrite) || d.Intents[0].Edit == nil {
 			t.Fatalf("intents %+v\n%s", d.Intents, diff)
 		}
 		got, err := d.Intents[0].Edit.Apply(old)

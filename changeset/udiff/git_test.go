@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -22,61 +23,52 @@ import (
 // tree is a commit's files: path -> bytes.
 type tree map[string][]byte
 
-// applyDraft applies a draft to files the way changeset.Resolve would, but
-// over a plain map, and also runs a deletion's Edit (the witness check).
+// applyDraft resolves a draft over a plain map of files, the way propose
+// resolves it over HEAD, and returns the files after its changes.
 func applyDraft(d *changeset.Draft, files tree) (tree, error) {
+	changes, _, err := changeset.Resolve(d, treeBase(files), changeset.Policy{Allow: []string{"**"}})
+	if err != nil {
+		return nil, err
+	}
 	out := tree{}
 	for p, b := range files {
 		out[p] = b
 	}
-	for _, in := range d.Intents {
-		base, present := out[in.Path]
-		switch in.Op {
-		case changeset.OpAdd:
-			if present {
-				return nil, fmt.Errorf("add of present %q", in.Path)
-			}
-			if in.Content == nil {
-				return nil, fmt.Errorf("add of %q without content", in.Path)
-			}
-			out[in.Path] = in.Content
-		case changeset.OpEdit:
-			if !present {
-				return nil, fmt.Errorf("edit of absent %q", in.Path)
-			}
-			b, err := in.Edit.Apply(base)
-			if err != nil {
-				return nil, err
-			}
-			out[in.Path] = b
-		case changeset.OpDelete:
-			if !present {
-				return nil, fmt.Errorf("delete of absent %q", in.Path)
-			}
-			if in.Edit != nil {
-				if b, err := in.Edit.Apply(base); err != nil || b != nil {
-					return nil, fmt.Errorf("delete witness of %q: %v %q", in.Path, err, b)
-				}
-			}
-			delete(out, in.Path)
-		case changeset.OpMove:
-			if !present {
-				return nil, fmt.Errorf("move of absent %q", in.Path)
-			}
-			if _, ok := out[in.To]; ok {
-				return nil, fmt.Errorf("move onto present %q", in.To)
-			}
-			b := base
-			if in.Edit != nil {
-				var err error
-				if b, err = in.Edit.Apply(base); err != nil {
-					return nil, err
-				}
-			}
-			delete(out, in.Path)
-			out[in.To] = b
+	for _, c := range changes {
+		switch c.Kind {
+		case changeset.Delete:
+			delete(out, string(c.Path))
+		case changeset.Move:
+			delete(out, string(c.From))
+			out[string(c.Path)] = c.After.Bytes
 		default:
-			return nil, fmt.Errorf("unexpected op %s", in.Op)
+			out[string(c.Path)] = c.After.Bytes
+		}
+	}
+	return out, nil
+}
+
+// treeBase is a changeset.Base over a tree: a path is a File if the tree
+// holds it, a Dir if it is a prefix of one, else Absent.
+type treeBase tree
+
+func (m treeBase) Entry(p changeset.Path) (changeset.Entry, error) {
+	if b, ok := m[string(p)]; ok {
+		return changeset.Entry{Kind: changeset.File, Mode: changeset.ModeFile, Bytes: b}, nil
+	}
+	for k := range m {
+		if strings.HasPrefix(k, string(p)+"/") {
+			return changeset.Entry{Kind: changeset.Dir, Mode: changeset.ModeDir}, nil
+		}
+	}
+	return changeset.Entry{Kind: changeset.Absent}, nil
+}
+
+func (m treeBase) Files(dir changeset.Path) ([]changeset.Path, error) {
+	var out []changeset.Path
+	for k := range m {
+		if strings.HasPrefix(k, string(dir)+"/") {
+			out = append(out, changeset.Path(k))
 		}
 	}
 	return out, nil
@@ -172,7 +164,7 @@ func history() []tree {
 		"del.txt":           []byte("to be deleted\nsecond\n"),
 		"ren.txt":           []byte(ren),
 		"sp ace.txt":        []byte("spaced\n"),
-		"t\tab":             []byte("tab\n"),
+		"t ab":              []byte("tab\n"),
 		"ü.txt":             []byte("umlaut\n"),
 		"q\"uote":           []byte("quote\n"),
 		"empty.txt":         {},
@@ -189,7 +181,7 @@ func history() []tree {
 		"crlf.txt":          []byte("one\r\nTWO\r\nthree\r\nfour\r\nfive\r\n"),
 		"dir/ren2.txt":      withLines(ren, map[int]string{12: "moved and changed\n"}),
 		"sp ace 2.txt":      []byte("spaced\n"),
-		"t\tab":             []byte("tab changed\n"),
+		"t ab":              []byte("tab changed\n"),
 		"ü.txt":             []byte("umlaut\n"),
 		"r e n":             []byte("quote\n"),
 		"new.txt":           []byte("brand\nnew\n"),
@@ -361,7 +353,16 @@ func TestGitDiffRandom(t *testing.T) {
 			}
 			got, err := applyDraft(d, tree{"old": ob})
 			if err != nil {
-				t.Fatalf("round %d %s: apply: %v\nold %q\nnew %q\n%s", round, u, err, ob, nb, diff)
+				// nika refuses only what git apply refuses too (a -U0
+				// insertion at the top of a file, which git reads as a
+				// creation without --unidiff-zero).
+				check := exec.Command("git", "apply", "--check", "-")
+				check.Dir, check.Stdin = dir, bytes.NewReader(diff)
+				check.Env = cmd.Env
+				if out, gerr := check.CombinedOutput(); gerr == nil {
+					t.Fatalf("round %d %s: apply: %v, and git apply accepts it\nold %q\nnew %q\n%s%s", round, u, err, ob, nb, diff, out)
+				}
+				continue
 			}
 			if !bytes.Equal(got["old"], nb) {
 				t.Fatalf("round %d %s: got %q, want %q\n%s", round, u, got["old"], nb, diff)
@@ -517,5 +518,154 @@ func TestGitRefusals(t *testing.T) {
 	want := "diff line 1: the diff changes the mode of a.txt from 100644 to 100755, and nika does not change file modes"
 	if got := fmt.Sprint(err); refusal.ClassOf(err) != refusal.Unsupported || !strings.HasPrefix(got, want) {
 		t.Errorf("mode change: err = %v, want Unsupported %q", err, want)
+	}
+}
+
+// TestGitApplyRandom checks where hunks land against git apply itself:
+// random edits of random files, diffed by git with 0 to 3 lines of
+// context, then damaged as models damage them (line numbers off by a few,
+// hunks swapped), are applied by git apply and by nika. Where git applies,
+// nika writes the same bytes, or refuses a hunk that matches several
+// places away from its stated line (docs/strictness.md: ambiguous-hunk);
+// where git refuses, nika refuses. A diff without context is held against
+// git apply --unidiff-zero (unidiff-zero), whose joined lines nika refuses
+// (joined-lines).
+func TestGitApplyRandom(t *testing.T) {
+	needGit(t)
+	dir := t.TempDir()
+	seed := int64(3)
+	if v := os.Getenv("NIKA_TEST_SEED"); v != "" {
+		fmt.Sscan(v, &seed)
+	}
+	rng := rand.New(rand.NewSource(seed))
+	vocab := []string{"a", "b", "c", "same", "", "x y", "end"}
+	gen := func(n int) []string {
+		ls := make([]string, n)
+		for i := range ls {
+			ls[i] = vocab[rng.Intn(len(vocab))]
+		}
+		return ls
+	}
+	join := func(ls []string, nl bool) []byte {
+		s := strings.Join(ls, "\n")
+		if nl && len(ls) > 0 {
+			s += "\n"
+		}
+		return []byte(s)
+	}
+	env := append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	gitApply := func(base, diff []byte, args ...string) ([]byte, bool) {
+		f := filepath.Join(dir, "f")
+		os.WriteFile(f, base, 0o644)
+		cmd := exec.Command("git", append(append([]string{"apply"}, args...), "-")...)
+		cmd.Dir, cmd.Env, cmd.Stdin = dir, env, bytes.NewReader(diff)
+		if err := cmd.Run(); err != nil {
+			return nil, false
+		}
+		b, _ := os.ReadFile(f)
+		return b, true
+	}
+	hunkHeader := regexp.MustCompile(`(?m)^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@.*$`)
+	rounds := 300
+	if testing.Short() {
+		rounds = 40
+	}
+	counts := map[string]int{}
+	for round := 0; round < rounds; round++ {
+		old := gen(5 + rng.Intn(25))
+		nw := append([]string(nil), old...)
+		for e := rng.Intn(5); e >= 0; e-- {
+			switch k := rng.Intn(3); {
+			case k == 0 && len(nw) > 0:
+				i := rng.Intn(len(nw))
+				nw = append(nw[:i], nw[i+1:]...)
+			case k == 1:
+				i := rng.Intn(len(nw) + 1)
+				nw = append(nw[:i], append(gen(1+rng.Intn(2)), nw[i:]...)...)
+			case len(nw) > 0:
+				nw[rng.Intn(len(nw))] = vocab[rng.Intn(len(vocab))]
+			}
+		}
+		ob, nb := join(old, rng.Intn(5) > 0), join(nw, rng.Intn(5) > 0)
+		if bytes.Equal(ob, nb) {
+			continue
+		}
+		os.WriteFile(filepath.Join(dir, "old"), ob, 0o644)
+		os.WriteFile(filepath.Join(dir, "new"), nb, 0o644)
+		u := fmt.Sprintf("-U%d", rng.Intn(4))
+		cmd := exec.Command("git", "diff", "--no-index", u, "old", "new")
+		cmd.Dir, cmd.Env = dir, env
+		diff, _ := cmd.Output()
+		diff = bytes.ReplaceAll(bytes.ReplaceAll(diff, []byte("a/old"), []byte("a/f")), []byte("b/new"), []byte("b/f"))
+		// Damage it: shift line numbers, swap two hunks.
+		if rng.Intn(2) == 0 {
+			diff = hunkHeader.ReplaceAllFunc(diff, func(h []byte) []byte {
+				if rng.Intn(2) == 0 {
+					return h
+				}
+				m := hunkHeader.FindSubmatch(h)
+				d := rng.Intn(7) - 3
+				shift := func(s []byte) int {
+					n := 0
+					fmt.Sscan(string(s), &n)
+					if n == 0 {
+						return 0
+					}
+					return max(1, n+d)
+				}
+				return []byte(fmt.Sprintf("@@ -%d%s +%d%s @@", shift(m[1]), m[2], shift(m[3]), m[4]))
+			})
+		}
+		if parts := bytes.Split(diff, []byte("\n@@ ")); len(parts) > 2 && rng.Intn(3) == 0 {
+			i := 1 + rng.Intn(len(parts)-1)
+			j := 1 + rng.Intn(len(parts)-1)
+			parts[i], parts[j] = parts[j], parts[i]
+			diff = bytes.Join(parts, []byte("\n@@ "))
+			if !bytes.HasSuffix(diff, []byte("\n")) {
+				diff = append(diff, '\n')
+			}
+		}
+		want, gitOK := gitApply(ob, diff)
+		zero := false
+		if d, err := Parse(diff); err == nil {
+			for _, in := range d.Intents {
+				if e, ok := in.Edit.(*edit); ok && e.zero {
+					zero = true
+				}
+			}
+		}
+		if zero {
+			want, gitOK = gitApply(ob, diff, "--unidiff-zero")
+		}
+		var got []byte
+		d, err := Parse(diff)
+		if err == nil {
+			var tr tree
+			if tr, err = applyDraft(d, tree{"f": ob}); err == nil {
+				got = tr["f"]
+			}
+		}
+		what := fmt.Sprintf("round %d %s zero %v\nold %q\nnew %q\n%s", round, u, zero, ob, nb, diff)
+		switch {
+		case gitOK && err == nil:
+			if !bytes.Equal(got, want) {
+				t.Fatalf("nika wrote %q, git %q\n%s", got, want, what)
+			}
+			counts["same bytes"]++
+		case gitOK && strings.Contains(fmt.Sprint(err), "of the file, not at line"):
+			counts["ambiguous-hunk"]++
+		case gitOK && zero && strings.Contains(fmt.Sprint(err), "would join two lines"):
+			counts["joined-lines"]++
+		case gitOK:
+			t.Fatalf("git applies, nika refuses: %v\n%s", err, what)
+		case err == nil:
+			t.Fatalf("git refuses, nika writes %q\n%s", got, what)
+		default:
+			counts["both refuse"]++
+		}
+	}
+	t.Logf("%v", counts)
+	if counts["same bytes"] == 0 || counts["both refuse"] == 0 {
+		t.Errorf("the rounds hardly compared anything: %v", counts)
 	}
 }

@@ -16,29 +16,17 @@ import (
 // the base, and the new lines (context and added) that replace them. Lines
 // keep their "\n", except a last line marked "\ No newline at end of file".
 type hunk struct {
-	n        int // 1-based index of the hunk in its file
-	line     int // input line of the @@ header
-	end      int // input line of the hunk's last line
+	n        int  // 1-based index of the hunk in its file
+	line     int  // input line of the @@ header
+	numbered bool // false for "@@ ... @@": the hunk is placed by its text alone
 	oldStart int
 	oldCount int
 	newStart int
 	newCount int
+	context  int // context lines
+	leading  int // context lines before the first - or + line
+	trailing int // context lines after the last - or + line
 	old, new [][]byte
-}
-
-// start is the 0-based index of the first base line the hunk replaces; for a
-// pure insertion ("-5,0") it is the index the new lines go before.
-func (h *hunk) start() int {
-	if h.oldCount == 0 {
-		return h.oldStart
-	}
-	return h.oldStart - 1
-}
-
-func (h *hunk) noNewlineAtEnd() bool { return lacksNewline(h.old) || lacksNewline(h.new) }
-
-func lacksNewline(ls [][]byte) bool {
-	return len(ls) > 0 && !bytes.HasSuffix(ls[len(ls)-1], []byte("\n"))
 }
 
 type entry struct {
@@ -50,11 +38,70 @@ type entry struct {
 // hunk reads the hunk whose header is at p.i.
 func (p *parser) hunk(n int, name string) (*hunk, error) {
 	h := &hunk{n: n, line: p.i + 1}
-	if err := h.parseHeader(p.header(p.i)); err != nil {
+	numbered, err := h.parseHeader(p.header(p.i))
+	if err != nil {
 		return nil, refuse(refusal.Invalid, h.line, "write hunk headers as @@ -<line>,<count> +<line>,<count> @@",
 			"hunk %d of %s has a malformed header: %v", n, name, err)
 	}
+	h.numbered = numbered
 	p.i++
+	var es []entry
+	if numbered {
+		if es, err = p.countedBody(h, name); err != nil {
+			return nil, err
+		}
+	} else {
+		es = p.openBody()
+	}
+	changed := false
+	for _, e := range es {
+		if e.kind != '+' {
+			h.old = append(h.old, e.text)
+		}
+		if e.kind != '-' {
+			h.new = append(h.new, e.text)
+		}
+		if e.kind == ' ' {
+			h.context++
+			if !changed {
+				h.leading++
+			}
+			h.trailing++
+		} else {
+			changed = true
+			h.trailing = 0
+		}
+	}
+	if !changed {
+		return nil, refuse(refusal.Invalid, h.line, "give the hunk the lines it removes (-) and adds (+), or drop it",
+			"hunk %d of %s changes no line: it holds only context", n, name)
+	}
+	if !numbered {
+		h.oldCount, h.newCount = len(h.old), len(h.new)
+	}
+	// A line without newline must be the last of its side.
+	for _, side := range []struct {
+		skip byte
+		n    int
+	}{{'+', len(h.old)}, {'-', len(h.new)}} {
+		k := 0
+		for _, e := range es {
+			if e.kind == side.skip {
+				continue
+			}
+			if k++; k < side.n && !bytes.HasSuffix(e.text, []byte("\n")) {
+				return nil, refuse(refusal.Invalid, e.line, "keep the \\ No newline marker for the last line of the file",
+					"hunk %d of %s marks a line without newline that other lines follow", n, name)
+			}
+		}
+	}
+	return h, nil
+}
+
+// countedBody reads the lines of a numbered hunk: exactly as many as its
+// header counts, and the "\ No newline" markers among them.
+func (p *parser) countedBody(h *hunk, name string) ([]entry, error) {
+	n := h.n
 	oldLeft, newLeft := h.oldCount, h.newCount
 	var es []entry
 	short := func(line int, where string) error {
@@ -99,7 +146,6 @@ func (p *parser) hunk(n int, name string) (*hunk, error) {
 		}
 		p.i++
 	}
-	h.end = p.i
 	if p.i < len(p.lines) && !p.sectionStart(p.i) {
 		switch t := p.header(p.i); {
 		case t == "--" || t == "-- ":
@@ -109,37 +155,62 @@ func (p *parser) hunk(n int, name string) (*hunk, error) {
 				"hunk %d of %s has more lines than its header %s counts", n, name, h.spec())
 		}
 	}
-	for _, e := range es {
-		if e.kind != '+' {
-			h.old = append(h.old, e.text)
+	return es, nil
+}
+
+// openBody reads the lines of an unnumbered hunk: every line that starts
+// with ' ', '-', '+' or '\', up to the next hunk or file section. An empty
+// line is an empty context line when more lines of the hunk follow it;
+// empty lines at its end separate it from what comes next.
+func (p *parser) openBody() []entry {
+	var es []entry
+	blank := 0 // empty lines read but not yet kept
+	for p.i < len(p.lines) && !p.sectionStart(p.i) {
+		l := p.lines[p.i]
+		t := p.header(p.i)
+		if t == "--" || t == "-- " {
+			break // a mail's signature
 		}
-		if e.kind != '-' {
-			h.new = append(h.new, e.text)
+		if t == "" {
+			blank++
+			p.i++
+			continue
 		}
-	}
-	// A line without newline must be the last of its side.
-	for _, side := range []struct {
-		skip byte
-		n    int
-	}{{'+', len(h.old)}, {'-', len(h.new)}} {
-		k := 0
-		for _, e := range es {
-			if e.kind == side.skip {
-				continue
+		kind := l[0]
+		if kind != ' ' && kind != '-' && kind != '+' && kind != '\\' {
+			break
+		}
+		for ; blank > 0; blank-- {
+			es = append(es, entry{' ', []byte("\n"), p.i - blank + 1})
+		}
+		text := l[1:]
+		if !bytes.HasSuffix(text, []byte("\n")) {
+			text = append(bytes.Clone(text), '\n')
+		}
+		if kind == '\\' {
+			if len(es) > 0 {
+				last := &es[len(es)-1]
+				last.text = bytes.TrimSuffix(last.text, []byte("\n"))
 			}
-			if k++; k < side.n && !bytes.HasSuffix(e.text, []byte("\n")) {
-				return nil, refuse(refusal.Invalid, e.line, "keep the \\ No newline marker for the last line of the file",
-					"hunk %d of %s marks a line without newline that other lines follow", n, name)
-			}
+		} else {
+			es = append(es, entry{kind, text, p.i + 1})
 		}
+		p.i++
 	}
-	return h, nil
+	p.i -= blank // trailing empty lines belong to what follows
+	return es
 }
 
 // sectionStart reports whether line i starts a new hunk or file section.
 func (p *parser) sectionStart(i int) bool {
 	t := p.header(i)
-	return strings.HasPrefix(t, "@@ ") || strings.HasPrefix(t, "diff ") || p.isPlainHeader(i)
+	return isHunkHeader(t) || strings.HasPrefix(t, "diff ") || p.isPlainHeader(i)
+}
+
+// isHunkHeader reports a line that opens a hunk: "@@ -…", or "@@" alone or
+// followed by a space.
+func isHunkHeader(t string) bool {
+	return t == "@@" || strings.HasPrefix(t, "@@ ")
 }
 
 func counts(old, new int) string {
@@ -157,33 +228,43 @@ func (h *hunk) spec() string {
 	return fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.oldStart, h.oldCount, h.newStart, h.newCount)
 }
 
-func (h *hunk) parseHeader(t string) error {
+// parseHeader reads a hunk header. It reports false for the unnumbered
+// headers that models write ("@@ ... @@", "@@ @@", "@@"): the text between
+// the two @@ holds no digit.
+func (h *hunk) parseHeader(t string) (numbered bool, err error) {
+	inner := strings.TrimPrefix(t, "@@")
+	if i := strings.Index(inner, "@@"); i >= 0 {
+		inner = inner[:i]
+	}
+	switch strings.TrimSpace(inner) {
+	case "", "...", "…", "-... +...", "-…+…", "-… +…":
+		return false, nil
+	}
 	rest, ok := strings.CutPrefix(t, "@@ -")
 	if !ok {
-		return fmt.Errorf("it does not start with @@ -")
+		return true, fmt.Errorf("it does not start with @@ -")
 	}
 	oldSpec, rest, ok := strings.Cut(rest, " +")
 	if !ok {
-		return fmt.Errorf("it has no +<line>")
+		return true, fmt.Errorf("it has no +<line>")
 	}
 	newSpec, _, ok := strings.Cut(rest, " @@")
 	if !ok {
-		return fmt.Errorf("it does not end with @@")
+		return true, fmt.Errorf("it does not end with @@")
 	}
-	var err error
 	if h.oldStart, h.oldCount, err = rangeSpec(oldSpec); err != nil {
-		return err
+		return true, err
 	}
 	if h.newStart, h.newCount, err = rangeSpec(newSpec); err != nil {
-		return err
+		return true, err
 	}
 	if (h.oldStart == 0 && h.oldCount != 0) || (h.newStart == 0 && h.newCount != 0) {
-		return fmt.Errorf("line 0 holds no lines")
+		return true, fmt.Errorf("line 0 holds no lines")
 	}
 	if h.oldCount == 0 && h.newCount == 0 {
-		return fmt.Errorf("it changes no line")
+		return true, fmt.Errorf("it changes no line")
 	}
-	return nil
+	return true, nil
 }
 
 // rangeSpec reads "<start>[,<count>]"; the count defaults to 1.
@@ -208,104 +289,350 @@ func number(s string) (int, error) {
 	return strconv.Atoi(s)
 }
 
-// edit is the Edit of a modified or renamed file: its hunks, in order.
+// edit is the Edit of a modified, renamed or copied file: its hunks, in
+// order.
 type edit struct {
 	name  string
 	hunks []*hunk
+	zero  bool // the diff reads as git apply --unidiff-zero reads it (see detectZero)
 }
 
-func (e *edit) Apply(base []byte) ([]byte, error) { return applyHunks(base, e.hunks, e.name) }
+func (e *edit) Apply(base []byte) ([]byte, error) { return applyHunks(base, e.hunks, e.name, e.zero) }
 
-// applyHunks applies hunks in order to base and returns new bytes.
-func applyHunks(base []byte, hunks []*hunk, name string) ([]byte, error) {
-	lines := splitLines(base)
-	out := make([]byte, 0, len(base))
-	at := 0
-	add := func(h *hunk, ls [][]byte) error {
-		for _, l := range ls {
-			if len(out) > 0 && out[len(out)-1] != '\n' {
-				return refuse(refusal.Invalid, h.line, "rebuild the diff against the current file",
-					"hunk %d of %s would join two lines: it leaves a line without newline before others", h.n, name)
-			}
-			out = append(out, l...)
-		}
-		return nil
+// imgLine is one line of the image: its bytes, whether a hunk wrote it
+// (git apply's patched lines, which a later hunk may not match), and the
+// base line it is (-1 for a line a hunk wrote).
+type imgLine struct {
+	b       []byte
+	patched bool
+	orig    int
+}
+
+// image is the file as the hunks applied so far left it, as git apply
+// keeps it: the lines before a cursor, built (head), then the base's lines
+// from the cursor on, untouched. Hunks in the file's order only move the
+// cursor forward, so a diff costs time linear in the file and the diff; a
+// hunk before the cursor rewrites the head.
+type image struct {
+	head []imgLine
+	orig [][]byte
+	tail int // the base index of the first line after head
+}
+
+func newImage(base []byte) *image { return &image{orig: splitLines(base)} }
+
+func (im *image) size() int { return len(im.head) + len(im.orig) - im.tail }
+
+// at is image line i.
+func (im *image) at(i int) imgLine {
+	if i < len(im.head) {
+		return im.head[i]
 	}
-	for _, h := range hunks {
-		pos, err := h.locate(lines, at, name)
-		if err != nil {
-			return nil, err
-		}
-		if err := add(h, lines[at:pos]); err != nil {
-			return nil, err
-		}
-		if err := add(h, h.new); err != nil {
-			return nil, err
-		}
-		at = pos + len(h.old)
+	o := im.tail + i - len(im.head)
+	return imgLine{b: im.orig[o], orig: o}
+}
+
+// texts lists the bytes of every image line.
+func (im *image) texts() [][]byte {
+	out := make([][]byte, 0, im.size())
+	for _, l := range im.head {
+		out = append(out, l.b)
 	}
-	if len(hunks) > 0 {
-		if err := add(hunks[len(hunks)-1], lines[at:]); err != nil {
-			return nil, err
+	return append(out, im.orig[im.tail:]...)
+}
+
+// bytes renders the image, refusing to join a line without newline to
+// the next one.
+func (im *image) bytes(h *hunk, name string) ([]byte, error) {
+	out := []byte{}
+	for _, b := range im.texts() {
+		if len(out) > 0 && out[len(out)-1] != '\n' {
+			return nil, refuse(refusal.Invalid, h.line, "rebuild the diff against the current file",
+				"hunk %d of %s would join two lines: it leaves a line without newline before others", h.n, name)
 		}
+		out = append(out, b...)
 	}
 	return out, nil
 }
 
-// locate finds where a hunk applies in lines, at or after index from.
-func (h *hunk) locate(lines [][]byte, from int, name string) (int, error) {
-	stated := h.start()
-	hint := "rebuild the diff against the current file"
-	if len(h.old) == 0 {
-		if stated < from || stated > len(lines) {
-			return 0, refuse(refusal.Invalid, h.line, hint, "hunk %d of %s inserts after line %d, but the file has %s",
-				h.n, name, h.oldStart, plural(len(lines), "line"))
+// replace puts lines in place of the m image lines from i, as patched
+// lines.
+func (im *image) replace(i, m int, lines [][]byte) {
+	if i < len(im.head) {
+		// Before the cursor: rebuild the head, taking in the base lines
+		// the replaced ones reach past it.
+		var rest []imgLine
+		if i+m < len(im.head) {
+			rest = append(rest, im.head[i+m:]...)
+		} else {
+			im.tail += i + m - len(im.head)
 		}
-		return stated, nil
+		im.head = append(im.head[:i:i], patched(lines)...)
+		im.head = append(im.head, rest...)
+		return
 	}
-	// A hunk whose last line has no newline is about the file's end.
-	mustEnd := h.noNewlineAtEnd()
-	equal := func(p int) bool {
-		for i, l := range h.old {
-			if !bytes.Equal(lines[p+i], l) {
+	skip := i - len(im.head) // base lines between the cursor and i
+	for o := im.tail; o < im.tail+skip; o++ {
+		im.head = append(im.head, imgLine{b: im.orig[o], orig: o})
+	}
+	im.tail += skip + m
+	im.head = append(im.head, patched(lines)...)
+}
+
+func patched(lines [][]byte) []imgLine {
+	out := make([]imgLine, len(lines))
+	for k, l := range lines {
+		out[k] = imgLine{b: l, patched: true, orig: -1}
+	}
+	return out
+}
+
+// baseLine is the base's index for image line i: its own when a hunk did
+// not write it, else counted on from the base line before it.
+func (im *image) baseLine(i int) int {
+	for k := i; k >= 0; k-- {
+		if o := im.at(k).orig; o >= 0 {
+			return o + i - k
+		}
+	}
+	return i
+}
+
+// applyHunks applies hunks in order to base the way git apply does (see
+// the package doc), and returns the new bytes.
+func applyHunks(base []byte, hunks []*hunk, name string, zero bool) ([]byte, error) {
+	im := newImage(base)
+	prevEnd := 0 // the image line after the previous hunk, for unnumbered hunks
+	for _, h := range hunks {
+		var err error
+		if prevEnd, err = h.place(im, prevEnd, name, zero); err != nil {
+			return nil, err
+		}
+	}
+	if len(hunks) == 0 {
+		return append([]byte{}, base...), nil
+	}
+	return im.bytes(hunks[len(hunks)-1], name)
+}
+
+// place finds where h applies in im, puts it there, and returns the image
+// line after what it wrote.
+func (h *hunk) place(im *image, prevEnd int, name string, zero bool) (int, error) {
+	hint := "rebuild the diff against the current file"
+	m := len(h.old)
+	size := im.size()
+	matchBeginning := h.numbered && (h.oldStart == 0 || (h.oldStart == 1 && !zero))
+	matchEnd := h.numbered && !zero && h.trailing == 0
+	take := func(i int) (int, error) {
+		im.replace(i, m, h.new)
+		return i + len(h.new), nil
+	}
+	if m == 0 {
+		// A pure insertion goes where its header says (git's new line,
+		// in the image as the hunks before it left it).
+		var i int
+		switch {
+		case !h.numbered:
+			if size > 0 {
+				return 0, refuse(refusal.Invalid, h.line, "give the hunk line numbers, or context lines that say where it goes",
+					"hunk %d of %s only adds lines, and without line numbers nothing says where", h.n, name)
+			}
+		case matchBeginning:
+			if matchEnd && size > 0 && h.oldStart == 0 {
+				return 0, refuse(refusal.Invalid, h.line, "propose the new lines as an update of the file's current lines",
+					"hunk %d of %s creates the file's content (@@ -0,0), but the file is not empty (%s)", h.n, name, plural(size, "line"))
+			}
+			if matchEnd && size > 0 {
+				return 0, refuse(refusal.Invalid, h.line, "give the hunk context lines, or write a diff with git diff",
+					"hunk %d of %s adds lines at line %d with no context around them, so it must be the whole file, but the file has %s", h.n, name, h.oldStart, plural(size, "line"))
+			}
+		case matchEnd:
+			i = size
+		default:
+			i = min(max(h.newStart-1, 0), size)
+		}
+		return take(i)
+	}
+	// fits reports whether h's old lines match image lines from i, none
+	// of them patched, at the start or the end where h must be.
+	fits := func(i int) bool {
+		if i < 0 || i+m > size || (matchBeginning && i != 0) || (matchEnd && i+m != size) {
+			return false
+		}
+		for k := 0; k < m; k++ {
+			if im.at(i + k).patched {
 				return false
 			}
 		}
-		return true
+		for k, l := range h.old[:m-1] {
+			if !bytes.Equal(im.at(i+k).b, l) {
+				return false
+			}
+		}
+		return lastMatches(im.at(i+m-1).b, h.old[m-1], matchEnd)
 	}
-	fits := func(p int) bool { return !mustEnd || p+len(h.old) == len(lines) }
-	if stated >= from && stated+len(h.old) <= len(lines) && fits(stated) && equal(stated) {
-		return stated, nil
-	}
-	var found, loose []int
-	for _, p := range occurrences(lines[from:], h.old) {
-		p += from
-		loose = append(loose, p)
-		if fits(p) {
-			found = append(found, p)
+	if h.numbered {
+		// git starts at the hunk's new line in the image, and so does
+		// nika. A hunk that leaves no new line (+N,0) names the line
+		// before it: git finds it one line on, nearest first.
+		pos := 0
+		switch {
+		case h.newCount == 0:
+			pos = h.newStart
+		case h.newStart > 0:
+			pos = h.newStart - 1
+		}
+		switch {
+		case matchBeginning:
+			pos = 0
+		case matchEnd:
+			pos = size - m
+		}
+		pos = min(max(pos, 0), size)
+		tries := []int{pos}
+		if h.newCount == 0 && pos > 0 && !matchBeginning && !matchEnd {
+			// git tries the line before first, and nika as git does.
+			tries = []int{pos - 1, pos}
+		}
+		for _, p := range tries {
+			if fits(p) {
+				return take(p)
+			}
 		}
 	}
-	these, are := "these "+plural(len(h.old), "line"), "are"
-	if len(h.old) == 1 {
+	all := h.occurrences(im.texts(), matchEnd)
+	var found []int
+	for _, i := range all {
+		if fits(i) {
+			found = append(found, i)
+		}
+	}
+	if !h.numbered && len(found) > 1 {
+		// An unnumbered hunk comes after the one before it, when that
+		// says which place it means.
+		var after []int
+		for _, i := range found {
+			if i >= prevEnd {
+				after = append(after, i)
+			}
+		}
+		if len(after) == 1 {
+			found = after
+		}
+	}
+	these, are := "these "+plural(m, "line"), "are"
+	if m == 1 {
 		these, are = "this line", "is"
+	}
+	// Line numbers in refusals are the base's: image lines a hunk did
+	// not write are base lines.
+	lines := func(is []int) string {
+		var os []int
+		for _, i := range is {
+			os = append(os, im.baseLine(i))
+		}
+		return lineList(os)
 	}
 	switch {
 	case len(found) == 1:
-		return found[0], nil
-	case len(found) > 1:
+		return take(found[0])
+	case len(found) > 1 && h.numbered:
 		return 0, refuse(refusal.Invalid, h.line, "add context lines to the hunk so that it matches one place",
-			"hunk %d of %s: %s %s at lines %s of the file, not at line %d as its header says",
-			h.n, name, these, are, lineList(found), h.oldStart)
-	case len(loose) > 0:
-		return 0, refuse(refusal.Invalid, h.line, hint, "hunk %d of %s: %s %s in the file, but not at its end, where the hunk's missing newline puts it",
-			h.n, name, these, are)
+			"hunk %d of %s: %s %s at %s of the file, not at line %d as its header says",
+			h.n, name, these, are, lines(found), h.oldStart)
+	case len(found) > 1:
+		return 0, refuse(refusal.Invalid, h.line, "add context lines to the hunk, or line numbers to its header, so that it matches one place",
+			"hunk %d of %s has no line numbers, and %s %s at %s of the file",
+			h.n, name, these, are, lines(found))
+	}
+	// Nowhere: say why, when the lines are in the file after all.
+	var loose, overlapping []int
+	for _, i := range all {
+		free := true
+		for k := 0; k < m; k++ {
+			free = free && !im.at(i+k).patched
+		}
+		if free {
+			loose = append(loose, i)
+		} else {
+			overlapping = append(overlapping, i)
+		}
+	}
+	switch {
+	case len(loose) > 0 && matchBeginning && matchEnd:
+		return 0, refuse(refusal.Invalid, h.line, hint,
+			"hunk %d of %s: %s %s at %s of the file, but the hunk starts at line %d and has no context after its changes, so it must be the whole file",
+			h.n, name, these, are, lines(loose), h.oldStart)
+	case len(loose) > 0 && matchBeginning:
+		return 0, refuse(refusal.Invalid, h.line, hint,
+			"hunk %d of %s: %s %s at %s of the file, but the hunk starts at line %d, so it must match the start of the file",
+			h.n, name, these, are, lines(loose), h.oldStart)
+	case len(loose) > 0 && matchEnd:
+		return 0, refuse(refusal.Invalid, h.line, hint,
+			"hunk %d of %s: %s %s at %s of the file, but the hunk has no context after its changes, so it must match the end of the file",
+			h.n, name, these, are, lines(loose))
+	case len(overlapping) > 0:
+		return 0, refuse(refusal.Invalid, h.line, hint,
+			"hunk %d of %s: %s %s in the file only at %s, where an earlier hunk already changes it",
+			h.n, name, these, are, lines(overlapping))
+	}
+	if len(h.new) > 0 {
+		// A diff applied once already, in part or whole: say where its
+		// result is.
+		if done := occurrences(im.texts(), h.new); len(done) > 0 {
+			return 0, refuse(refusal.Invalid, h.line, "drop the hunks the file already holds, or rebuild the diff against the current file",
+				"hunk %d of %s: %s %s not in the file, but the lines the hunk leaves are, at %s: the file may hold this change already", h.n, name, these, are, lines(done))
+		}
 	}
 	return 0, refuse(refusal.Invalid, h.line, hint, "hunk %d of %s: %s %s not in the file", h.n, name, these, are)
 }
 
+// lastMatches compares a hunk's last old line with a line of the file, as
+// git apply compares them: exactly, except that a line marked "\ No
+// newline at end of file" also matches a line that goes on with only
+// whitespace and its newline, unless the hunk must end the file.
+func lastMatches(line, old []byte, atEnd bool) bool {
+	if bytes.Equal(line, old) {
+		return true
+	}
+	if atEnd || bytes.HasSuffix(old, []byte("\n")) || !bytes.HasPrefix(line, old) {
+		return false
+	}
+	for _, c := range line[len(old):] {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// occurrences lists where h's old lines occur in lines, its last line
+// compared as lastMatches compares it.
+func (h *hunk) occurrences(lines [][]byte, atEnd bool) []int {
+	m := len(h.old)
+	last := h.old[m-1]
+	if bytes.HasSuffix(last, []byte("\n")) {
+		return occurrences(lines, h.old)
+	}
+	var heads []int
+	if m == 1 {
+		for i := range lines {
+			heads = append(heads, i)
+		}
+	} else {
+		heads = occurrences(lines, h.old[:m-1])
+	}
+	var out []int
+	for _, o := range heads {
+		if o+m <= len(lines) && lastMatches(lines[o+m-1], last, atEnd) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 // occurrences lists every index where needle occurs in hay, line by line,
-// in time linear in both (Knuth-Morris-Pratt over line ids), so that no
-// diff can make the search quadratic.
+// in time linear in both (Knuth-Morris-Pratt over line ids).
 func occurrences(hay, needle [][]byte) []int {
 	ids := map[string]int{}
 	id := func(l []byte) int {
@@ -346,22 +673,39 @@ func occurrences(hay, needle [][]byte) []int {
 	return out
 }
 
-// lineList renders 0-based positions as 1-based lines: "4 and 9", "4, 9 and 12".
+// lineList renders 0-based positions as 1-based lines, every one of them,
+// with runs of three or more written as ranges: "4 and 9", "4, 9 and 12",
+// "1 to 7".
 func lineList(ps []int) string {
 	var ss []string
-	for _, p := range ps {
-		ss = append(ss, strconv.Itoa(p+1))
+	for i := 0; i < len(ps); {
+		j := i
+		for j+1 < len(ps) && ps[j+1] == ps[j]+1 {
+			j++
+		}
+		if j-i >= 2 {
+			ss = append(ss, fmt.Sprintf("%d to %d", ps[i]+1, ps[j]+1))
+		} else {
+			for k := i; k <= j; k++ {
+				ss = append(ss, strconv.Itoa(ps[k]+1))
+			}
+		}
+		i = j + 1
 	}
-	if len(ss) > 5 {
-		ss = append(ss[:4], fmt.Sprintf("%d more", len(ss)-4))
+	if len(ss) == 1 {
+		if len(ps) == 1 {
+			return "line " + ss[0]
+		}
+		return "lines " + ss[0]
 	}
-	return strings.Join(ss[:len(ss)-1], ", ") + " and " + ss[len(ss)-1]
+	return "lines " + strings.Join(ss[:len(ss)-1], ", ") + " and " + ss[len(ss)-1]
 }
 
 // deletion is the Edit of a deleted file. It witnesses what the diff says it
 // removes: the whole old content when the diff has hunks, or the git blob
-// id of the index line when it has none. Apply returns nil bytes, the
-// file's absence, or refuses.
+// id of the index line when it has none, or else that the file is empty
+// (git apply refuses to delete a file with content that the diff never
+// showed). Apply returns nil bytes, the file's absence, or refuses.
 type deletion struct {
 	name  string
 	line  int
@@ -373,15 +717,22 @@ type deletion struct {
 
 func (d *deletion) Apply(base []byte) ([]byte, error) {
 	hint := "rebuild the diff against the current file"
-	if d.whole && !bytes.Equal(base, d.old) {
-		return nil, refuse(refusal.Invalid, d.line, hint,
-			"the diff deletes %s, but the file holds other bytes than the %s it removes",
-			d.name, plural(d.lines, "line"))
-	}
-	if d.blob != "" && !blobMatches(base, d.blob) {
-		id := gitBlobID(sha1.New(), base)
-		return nil, refuse(refusal.Invalid, d.line, hint,
-			"the diff deletes %s as blob %s, but the file is blob %s", d.name, d.blob, id[:min(len(id), max(len(d.blob), 7))])
+	switch {
+	case d.whole:
+		if !bytes.Equal(base, d.old) {
+			return nil, refuse(refusal.Invalid, d.line, hint,
+				"the diff deletes %s, but the file holds other bytes than the %s it removes",
+				d.name, plural(d.lines, "line"))
+		}
+	case d.blob != "":
+		if !blobMatches(base, d.blob) {
+			id := gitBlobID(sha1.New(), base)
+			return nil, refuse(refusal.Invalid, d.line, hint,
+				"the diff deletes %s as blob %s, but the file is blob %s", d.name, d.blob, id[:min(len(id), max(len(d.blob), 7))])
+		}
+	case len(base) > 0:
+		return nil, refuse(refusal.Invalid, d.line, "give the deletion the lines it removes, as git diff writes them",
+			"the diff deletes %s without showing its content, and the file is not empty (%s)", d.name, plural(len(splitLines(base)), "line"))
 	}
 	return nil, nil
 }

@@ -35,11 +35,6 @@ func TestParseSections(t *testing.T) {
 		want  []result
 	}{
 		{
-			name:  "no diff at all is an empty draft",
-			input: text("just prose", "", "nothing to apply"),
-			want:  nil,
-		},
-		{
 			name: "a git modification is an edit",
 			input: text(
 				"diff --git a/a.go b/a.go",
@@ -147,12 +142,12 @@ func TestParseSections(t *testing.T) {
 			want: []result{{op: changeset.OpDelete, path: "empty", line: 1, edit: true, base: ""}},
 		},
 		{
-			name: "a deletion with no hunk and no index line has nothing to witness",
+			name: "a deletion with no hunk and no index line witnesses an empty file",
 			input: text(
 				"diff --git a/gone b/gone",
 				"deleted file mode 100644",
 			),
-			want: []result{{op: changeset.OpDelete, path: "gone", line: 1}},
+			want: []result{{op: changeset.OpDelete, path: "gone", line: 1, edit: true, base: ""}},
 		},
 		{
 			name: "a pure rename is a move without edit",
@@ -334,7 +329,7 @@ func TestParseSections(t *testing.T) {
 			input: text(
 				"--- a/f",
 				"+++ b/f",
-				"@@ -1,3 +1,3 @@",
+				"@@ -2,3 +2,3 @@",
 				" c",
 				"-d",
 				"+D",
@@ -448,10 +443,10 @@ func TestParseRefuses(t *testing.T) {
 			text:  `diff line 3: hunk 1 of f has a malformed header: "x" is not a line number`,
 		},
 		{
-			name:  "a hunk header without numbers",
-			input: text("--- a/f", "+++ b/f", "@@ @@", "-a"),
+			name:  "a hunk header with a number missing",
+			input: text("--- a/f", "+++ b/f", "@@ -1 @@", "-a"),
 			class: refusal.Invalid,
-			text:  "diff line 3: hunk 1 of f has a malformed header: it does not start with @@ -",
+			text:  "diff line 3: hunk 1 of f has a malformed header: it has no +<line>",
 		},
 		{
 			name:  "a hunk cut off by the end of the diff",
@@ -478,28 +473,16 @@ func TestParseRefuses(t *testing.T) {
 			text:  "diff line 6: hunk 1 of f has more lines than its header @@ -1,1 +1,2 @@ counts",
 		},
 		{
-			name:  "hunks out of order",
-			input: text("--- a/f", "+++ b/f", "@@ -5 +5 @@", "-a", "+b", "@@ -2 +2 @@", "-c", "+d"),
+			name:  "a hunk of context only",
+			input: text("--- a/f", "+++ b/f", "@@ -1,2 +1,2 @@", " a", " b"),
 			class: refusal.Invalid,
-			text:  "diff line 6: hunk 2 of f starts at line 2, inside or before hunk 1 (lines 5 to 5)",
-		},
-		{
-			name:  "overlapping hunks",
-			input: text("--- a/f", "+++ b/f", "@@ -1,3 +1,3 @@", " a", "-b", "+B", " c", "@@ -3 +3 @@", "-c", "+C"),
-			class: refusal.Invalid,
-			text:  "diff line 8: hunk 2 of f starts at line 3, inside or before hunk 1 (lines 1 to 3)",
+			text:  "diff line 3: hunk 1 of f changes no line: it holds only context",
 		},
 		{
 			name:  "a missing newline in the middle of a hunk",
 			input: text("--- a/f", "+++ b/f", "@@ -1,2 +1,2 @@", "-a", `\ No newline at end of file`, "-b", "+c", "+d"),
 			class: refusal.Invalid,
 			text:  "diff line 4: hunk 1 of f marks a line without newline that other lines follow",
-		},
-		{
-			name:  "a missing newline before another hunk",
-			input: text("--- a/f", "+++ b/f", "@@ -1 +1 @@", "-a", `\ No newline at end of file`, "+b", "@@ -5 +5 @@", "-c", "+d"),
-			class: refusal.Invalid,
-			text:  "diff line 6: hunk 1 of f marks a line without newline, but hunk 2 follows it",
 		},
 		{
 			name:  "a git binary patch",
@@ -544,10 +527,34 @@ func TestParseRefuses(t *testing.T) {
 			text:  "diff line 1: the diff creates l with mode 120000, and nika creates regular files only",
 		},
 		{
-			name:  "a copy",
-			input: text("diff --git a/a b/b", "similarity index 100%", "copy from a", "copy to b"),
-			class: refusal.Unsupported,
-			text:  "diff line 3: the diff copies a file, and nika cannot stage a copy from a diff",
+			name:  "a copy that names one side",
+			input: text("diff --git a/a b/b", "similarity index 100%", "copy from a"),
+			class: refusal.Invalid,
+			text:  "diff line 1: the copy of b names only one side",
+		},
+		{
+			name:  "no file section at all",
+			input: text("just prose", "", "nothing to apply"),
+			class: refusal.Invalid,
+			text:  "diff line 1: the input holds no diff: no file section (a diff --git line, or --- and +++ lines)",
+		},
+		{
+			name:  "an empty diff",
+			input: []byte{},
+			class: refusal.Invalid,
+			text:  "diff line 1: the input holds no diff: no file section (a diff --git line, or --- and +++ lines)",
+		},
+		{
+			name:  "git format-patch of an empty commit",
+			input: text("From 50cb07512d7ca823bcf113eb81f6f4be62aa6699 Mon Sep 17 00:00:00 2001", "From: a <a@a>", "Date: Tue, 1 Dec 2026 21:25:26 +0000", "Subject: [PATCH] empty", "", "-- ", "2.39.5"),
+			class: refusal.Invalid,
+			text:  "diff line 1: the input holds no diff: no file section (a diff --git line, or --- and +++ lines)",
+		},
+		{
+			name:  "an unnumbered hunk with no file",
+			input: text("here:", "@@ ... @@", "-a", "+b"),
+			class: refusal.Invalid,
+			text:  "diff line 2: this hunk belongs to no file: no --- and +++ lines come before it",
 		},
 		{
 			name:  "a combined diff",
@@ -644,9 +651,10 @@ func TestApplyRefuses(t *testing.T) {
 				"diff --git a/a.go b/a.go",
 				"--- a/a.go",
 				"+++ b/a.go",
-				"@@ -1 +1 @@",
+				"@@ -1,2 +1,2 @@",
 				"-package a",
 				"+package b",
+				" ",
 				"@@ -10,3 +10,3 @@",
 				" for {",
 				"-\tbreak",
@@ -654,7 +662,7 @@ func TestApplyRefuses(t *testing.T) {
 				" }",
 			),
 			base: "package a\n\nfor {\n\treturn\n}\n",
-			text: "diff line 14: hunk 2 of a.go: these 3 lines are not in the file",
+			text: "diff line 15: hunk 2 of a.go: these 3 lines are not in the file",
 		},
 		{
 			name:  "one line, not in the file",
@@ -664,27 +672,21 @@ func TestApplyRefuses(t *testing.T) {
 		},
 		{
 			name:  "the lines are in several places, none at the stated line",
-			input: text("--- a/f", "+++ b/f", "@@ -7,2 +7,2 @@", " x", "-y", "+z"),
-			base:  "x\ny\na\nx\ny\nb\n",
-			text:  "diff line 3: hunk 1 of f: these 2 lines are at lines 1 and 4 of the file, not at line 7 as its header says",
+			input: text("--- a/f", "+++ b/f", "@@ -7,3 +7,3 @@", " x", "-y", "+z", " q"),
+			base:  "x\ny\nq\nx\ny\nq\n",
+			text:  "diff line 3: hunk 1 of f: these 3 lines are at lines 1 and 4 of the file, not at line 7 as its header says",
 		},
 		{
-			name:  "a later hunk may not match before the previous one",
-			input: text("--- a/f", "+++ b/f", "@@ -3 +3 @@", "-c", "+C", "@@ -5 +5 @@", "-a", "+A"),
-			base:  "a\nb\nc\nd\n",
-			text:  "diff line 6: hunk 2 of f: this line is not in the file",
-		},
-		{
-			name:  "an insertion beyond the end",
-			input: text("--- a/f", "+++ b/f", "@@ -9,0 +10 @@", "+z"),
-			base:  "a\n",
-			text:  "diff line 3: hunk 1 of f inserts after line 9, but the file has 1 line",
-		},
-		{
-			name:  "a missing newline pins the hunk to the end",
+			name:  "a missing newline that would join the next line",
 			input: text("--- a/f", "+++ b/f", "@@ -1 +1 @@", "-x", "+y", `\ No newline at end of file`),
 			base:  "x\nz\n",
-			text:  "diff line 3: hunk 1 of f: this line is in the file, but not at its end, where the hunk's missing newline puts it",
+			text:  "diff line 3: hunk 1 of f would join two lines: it leaves a line without newline before others",
+		},
+		{
+			name:  "a missing newline that must be the whole file",
+			input: text("--- a/f", "+++ b/f", "@@ -1,2 +1,2 @@", " w", "-x", "+y", `\ No newline at end of file`),
+			base:  "w\nx\nz\n",
+			text:  "diff line 3: hunk 1 of f: these 2 lines are at line 1 of the file, but the hunk starts at line 1 and has no context after its changes, so it must be the whole file",
 		},
 		{
 			name:  "an insertion after a last line without newline",
