@@ -3,9 +3,11 @@ package preview
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/changeset/hunks"
 	"github.com/nika-dev/nika/checker"
 )
 
@@ -20,7 +22,8 @@ import (
 //	 "run":null|{"workflow","vars":{},"max_cost_usd"},
 //	 "changes":[{"kind","path","from"(moves only),"class",
 //	             "before":null|{"blob","witness","mode"},
-//	             "after":null|{"blob","witness","mode"}}],   sorted by path
+//	             "after":null|{"blob","witness","mode"},
+//	             "hunks":[{"n","whole","old_start","old_lines","new_start","new_lines"}]}],   sorted by path
 //	 "unchanged":["path",...],
 //	 "audits":[{"path","kind":"workflow"|"project","clean",
 //	            "findings":[{"code","category","severity","message","line","col","fix"}],
@@ -71,6 +74,14 @@ func JSON(w io.Writer, in Input) error {
 			Before: jsonSideOf(c.Before),
 			After:  jsonSideOf(c.After),
 		}
+		us, err := hunks.Of(c)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrInconsistent, err)
+		}
+		jc.Hunks = make([]jsonHunk, len(us))
+		for i, u := range us {
+			jc.Hunks[i] = jsonHunk{N: u.N, Whole: u.Whole, OldStart: u.OldStart, OldLines: u.OldLines, NewStart: u.NewStart, NewLines: u.NewLines}
+		}
 		out.Changes = append(out.Changes, jc)
 	}
 	for _, u := range sortedPaths(in.Unchanged) {
@@ -116,12 +127,24 @@ type jsonRun struct {
 }
 
 type jsonChange struct {
-	Kind   string    `json:"kind"`
-	Path   string    `json:"path"`
-	From   string    `json:"from,omitempty"`
-	Class  string    `json:"class"`
-	Before *jsonSide `json:"before"`
-	After  *jsonSide `json:"after"`
+	Kind   string     `json:"kind"`
+	Path   string     `json:"path"`
+	From   string     `json:"from,omitempty"`
+	Class  string     `json:"class"`
+	Before *jsonSide  `json:"before"`
+	After  *jsonSide  `json:"after"`
+	Hunks  []jsonHunk `json:"hunks"`
+}
+
+// jsonHunk is one selectable hunk of a change (hunks.Unit): what a host
+// names as PATH:N to keep or drop it.
+type jsonHunk struct {
+	N        int  `json:"n"`
+	Whole    bool `json:"whole"`
+	OldStart int  `json:"old_start"`
+	OldLines int  `json:"old_lines"`
+	NewStart int  `json:"new_start"`
+	NewLines int  `json:"new_lines"`
 }
 
 type jsonSide struct {
