@@ -35,9 +35,26 @@ import (
 // the witnesses bind them. No absolute host path appears (Set.Root is never
 // rendered). Arrays are [] when empty, never null.
 func JSON(w io.Writer, in Input) error {
-	changes, err := check(in.Proposal)
+	out, err := JSONValue(in)
 	if err != nil {
 		return err
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// JSONValue is the object JSON writes, for a door that prints it beside
+// what it knows of the proposal (nika show adds the human's feedback).
+func JSONValue(in Input) (ProposalJSON, error) {
+	changes, err := check(in.Proposal)
+	if err != nil {
+		return ProposalJSON{}, err
 	}
 	pr := in.Proposal
 	s := &pr.Set
@@ -76,7 +93,7 @@ func JSON(w io.Writer, in Input) error {
 		}
 		us, err := hunks.Of(c)
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrInconsistent, err)
+			return ProposalJSON{}, fmt.Errorf("%w: %v", ErrInconsistent, err)
 		}
 		jc.Hunks = make([]jsonHunk, len(us))
 		for i, u := range us {
@@ -93,15 +110,7 @@ func JSON(w io.Writer, in Input) error {
 	for _, r := range sortedAudits(in.Audits) {
 		out.Audits = append(out.Audits, jsonAuditOf(r))
 	}
-
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return err
-	}
-	_, err = w.Write(b.Bytes())
-	return err
+	return out, nil
 }
 
 // ProposalJSON is the proposal object JSON writes (documented in JSON.md).

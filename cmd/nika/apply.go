@@ -20,6 +20,8 @@ func (d *door) applyCommand() *cli.Command {
 		Flags: []cli.Flag{jsonFlag,
 			&cli.StringSliceFlag{Name: "only", Usage: "apply only the changes to these paths (or globs), as a derived proposal; repeatable"},
 			&cli.StringSliceFlag{Name: "exclude", Usage: "apply all but the changes to these paths (or globs), as a derived proposal; repeatable"},
+			&cli.StringSliceFlag{Name: "hunk", Usage: "apply only these hunks of a file, PATH:N as the preview labels them (PATH:N,M for several), as a derived proposal; repeatable"},
+			&cli.StringSliceFlag{Name: "drop-hunk", Usage: "apply all but these hunks of a file, PATH:N as the preview labels them, as a derived proposal; repeatable"},
 		}, Action: d.apply}
 }
 
@@ -34,17 +36,20 @@ func (d *door) apply(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	only, ex := c.StringSlice("only"), c.StringSlice("exclude")
-	if len(only) > 0 || len(ex) > 0 {
-		if _, err := flow.Selection(p, only, ex); err != nil {
+	ch, err := choiceFrom(c)
+	if err != nil {
+		return err
+	}
+	if !ch.Empty() {
+		if _, _, err := flow.Choose(p, ch); err != nil {
 			return err
 		}
 	}
 	if err := flow.Ready(r, p); err != nil {
 		return err
 	}
-	if len(only) > 0 || len(ex) > 0 {
-		sub, err := flow.Subset(r, p, only, ex)
+	if !ch.Empty() {
+		sub, err := flow.Derive(r, p, ch)
 		if err != nil {
 			return err
 		}

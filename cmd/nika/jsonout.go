@@ -18,7 +18,7 @@ import (
 // jsonShapes maps each documented type name to a value of its struct.
 func jsonShapes() map[string]any {
 	return map[string]any{
-		"proposal":   preview.ProposalJSON{},
+		"proposal":   shownJSON{},
 		"nothing":    nothingJSON{},
 		"applied":    appliedJSON{},
 		"declined":   declinedJSON{},
@@ -37,6 +37,13 @@ func jsonShapes() map[string]any {
 		"help":       helpJSON{},
 		"completion": completionJSON{},
 	}
+}
+
+// shownJSON is nika show's proposal: the preview's object and the human's
+// feedback on it.
+type shownJSON struct {
+	preview.ProposalJSON
+	Feedback *flow.FeedbackInfo `json:"feedback"`
 }
 
 type refusalJSON struct {
