@@ -211,4 +211,3 @@ func noteFeedback(r *gitstage.Repo, p *Proposed) string {
 	f.Decision = DecisionApplied
 	return "\nfeedback\n" + FeedbackText(f)
 }
-
