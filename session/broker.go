@@ -37,9 +37,13 @@ type Bundle struct {
 	Files       []NamedFile `json:"files"`
 	Diagnostics []string    `json:"diagnostics"`
 	Dialogue    []Message   `json:"dialogue"`
-	Question    string      `json:"question"`
+	// Feedback is the human's word on earlier proposals, not yet sent.
+	Feedback []string `json:"feedback"`
+	Question string   `json:"question"`
 	// Redacted lists the kinds of secrets removed, sorted (not sent).
 	Redacted []string `json:"-"`
+	// told is the feedback this bundle carries, by proposal id.
+	told map[string]string
 }
 
 // Bounds of the bundle.
@@ -102,6 +106,15 @@ func (b Bundle) User() string {
 		s.WriteString("\n## Recent dialogue\n")
 		for _, m := range b.Dialogue {
 			fmt.Fprintf(&s, "%s: %s\n", m.Role, m.Text)
+		}
+	}
+	if len(b.Feedback) > 0 {
+		s.WriteString("\n## The human's feedback on earlier proposals\n")
+		for _, f := range b.Feedback {
+			s.WriteString(f)
+			if !strings.HasSuffix(f, "\n") {
+				s.WriteString("\n")
+			}
 		}
 	}
 	s.WriteString("\n## Question\n" + b.Question + "\n")

@@ -50,6 +50,8 @@ type Machine struct {
 	// nextRun is the run request the human asked for with /run; the next
 	// proposal carries it.
 	nextRun *RunRequested
+	// told is the feedback already sent to the model, by proposal id.
+	told map[string]string
 }
 
 // New opens a session over a project: it takes the snapshot once. rsn may
@@ -202,6 +204,12 @@ func (m *Machine) ask(text string) []Outcome {
 		return append(out, Refusal{Class: c, Text: err.Error()})
 	}
 	m.remember("model", reply)
+	if m.told == nil {
+		m.told = map[string]string{}
+	}
+	for id, text := range b.told {
+		m.told[id] = text
+	}
 	out = append(out, Answer{Text: reply, Corrections: m.guard.Check(reply), Redacted: b.Redacted})
 	if LooksLikeProposal(reply) {
 		out = append(out, m.stage(reply)...)
@@ -266,6 +274,18 @@ func (m *Machine) Bundle(question string) Bundle {
 	}
 	for _, d := range m.dialogue {
 		b.Dialogue = append(b.Dialogue, Message{Role: d.Role, Text: red(d.Text)})
+	}
+	if fs, ok := m.eng.(FeedbackSource); ok {
+		for _, f := range fs.Feedback() {
+			if m.told[f.ID] == f.Text {
+				continue
+			}
+			if b.told == nil {
+				b.told = map[string]string{}
+			}
+			b.told[f.ID] = f.Text
+			b.Feedback = append(b.Feedback, red(f.Text))
+		}
 	}
 	for k := range kinds {
 		b.Redacted = append(b.Redacted, k)
