@@ -108,6 +108,9 @@ func Human(w io.Writer, in Input, opt Options) error {
 	}
 	p.linef("", "base     %s", baseText(s))
 	p.linef("", "goal     %s", safe(s.Goal))
+	if s.RebasedFrom != "" {
+		p.linef("", "rebased  brings proposal %s forward onto this base", short(s.RebasedFrom))
+	}
 	if s.Run != nil {
 		p.linef("", "run      %s", runText(s.Run))
 	}

@@ -59,15 +59,16 @@ func JSONValue(in Input) (ProposalJSON, error) {
 	pr := in.Proposal
 	s := &pr.Set
 	out := ProposalJSON{
-		Type:      "proposal",
-		ID:        pr.ID,
-		Commit:    pr.Commit,
-		Tree:      pr.Tree,
-		Goal:      s.Goal,
-		Changes:   make([]jsonChange, 0, len(changes)),
-		Unchanged: make([]string, 0, len(in.Unchanged)),
-		Audits:    make([]jsonAudit, 0, len(in.Audits)),
-		Repairs:   []jsonRepair{},
+		Type:        "proposal",
+		ID:          pr.ID,
+		Commit:      pr.Commit,
+		Tree:        pr.Tree,
+		Goal:        s.Goal,
+		RebasedFrom: s.RebasedFrom,
+		Changes:     make([]jsonChange, 0, len(changes)),
+		Unchanged:   make([]string, 0, len(in.Unchanged)),
+		Audits:      make([]jsonAudit, 0, len(in.Audits)),
+		Repairs:     []jsonRepair{},
 	}
 	if s.Base != "" {
 		out.Base = &s.Base
@@ -115,18 +116,20 @@ func JSONValue(in Input) (ProposalJSON, error) {
 
 // ProposalJSON is the proposal object JSON writes (documented in JSON.md).
 type ProposalJSON struct {
-	Type      string       `json:"type"`
-	ID        string       `json:"id"`
-	Commit    string       `json:"commit"`
-	Tree      string       `json:"tree"`
-	Base      *string      `json:"base"`
-	Branch    *string      `json:"branch"`
-	Goal      string       `json:"goal"`
-	Run       *jsonRun     `json:"run"`
-	Changes   []jsonChange `json:"changes"`
-	Unchanged []string     `json:"unchanged"`
-	Audits    []jsonAudit  `json:"audits"`
-	Repairs   []jsonRepair `json:"repairs"`
+	Type   string  `json:"type"`
+	ID     string  `json:"id"`
+	Commit string  `json:"commit"`
+	Tree   string  `json:"tree"`
+	Base   *string `json:"base"`
+	Branch *string `json:"branch"`
+	Goal   string  `json:"goal"`
+	// RebasedFrom is the proposal this one brings forward (nika rebase).
+	RebasedFrom string       `json:"rebased_from,omitempty"`
+	Run         *jsonRun     `json:"run"`
+	Changes     []jsonChange `json:"changes"`
+	Unchanged   []string     `json:"unchanged"`
+	Audits      []jsonAudit  `json:"audits"`
+	Repairs     []jsonRepair `json:"repairs"`
 }
 
 type jsonRun struct {

@@ -31,12 +31,27 @@ func jsonShapes() map[string]any {
 		"verify":     verifyJSON{},
 		"pushed":     pushedJSON{},
 		"fetched":    fetchedJSON{},
+		"rebased":    rebasedJSON{},
 		"summary":    summaryJSON{},
 		"refusal":    refusalJSON{},
 		"version":    versionJSON{},
 		"help":       helpJSON{},
 		"completion": completionJSON{},
 	}
+}
+
+// rebasedJSON is what nika rebase did: the new proposal (new, commit)
+// that brings id forward, or none when id is already on HEAD (current) or
+// HEAD already holds every change.
+type rebasedJSON struct {
+	Type    string   `json:"type"`
+	ID      string   `json:"id"`
+	New     string   `json:"new,omitempty"`
+	Commit  string   `json:"commit,omitempty"`
+	Current bool     `json:"current"`
+	Carried []string `json:"carried"`
+	Merged  []string `json:"merged"`
+	Already []string `json:"already"`
 }
 
 // shownJSON is nika show's proposal: the preview's object and the human's

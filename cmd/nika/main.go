@@ -134,6 +134,7 @@ func (d *door) commands() []*cli.Command {
 		d.logCommand(),
 		d.verifyCommand(),
 		d.revertCommand(),
+		d.rebaseCommand(),
 		d.pushCommand(),
 		d.fetchCommand(),
 		d.recoverCommand(),
