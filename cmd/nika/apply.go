@@ -68,7 +68,13 @@ func (d *door) apply(c *cli.Context) error {
 			"no terminal to ask for consent (%v) · nothing was applied", err)
 	}
 	defer f.Close()
-	t := newTerminal(f)
+	return d.consentOn(r, p, newTerminal(f))
+}
+
+// consentOn draws p's preview on the terminal, asks for yes there (the one
+// consent reader, terminal.answer), and applies p on yes or discards it on
+// any other answer. nika apply and nika review both end here.
+func (d *door) consentOn(r *flow.Repo, p *flow.Proposed, t *terminal) error {
 	if err := d.drawOn(t, p); err != nil {
 		return err
 	}

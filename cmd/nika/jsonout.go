@@ -32,6 +32,7 @@ func jsonShapes() map[string]any {
 		"pushed":     pushedJSON{},
 		"fetched":    fetchedJSON{},
 		"rebased":    rebasedJSON{},
+		"reviewed":   reviewedJSON{},
 		"summary":    summaryJSON{},
 		"refusal":    refusalJSON{},
 		"version":    versionJSON{},
@@ -52,6 +53,16 @@ type rebasedJSON struct {
 	Carried []string `json:"carried"`
 	Merged  []string `json:"merged"`
 	Already []string `json:"already"`
+}
+
+// reviewedJSON is a review that ended without an apply: discarded, or
+// left undecided. A review that builds a part ends as nika apply does
+// (applied, or declined).
+type reviewedJSON struct {
+	Type     string `json:"type"`
+	ID       string `json:"id"`
+	Decision string `json:"decision"`
+	Comments int    `json:"comments"`
 }
 
 // shownJSON is nika show's proposal: the preview's object and the human's

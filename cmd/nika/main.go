@@ -134,6 +134,7 @@ func (d *door) commands() []*cli.Command {
 		d.logCommand(),
 		d.verifyCommand(),
 		d.revertCommand(),
+		d.reviewCommand(),
 		d.rebaseCommand(),
 		d.pushCommand(),
 		d.fetchCommand(),

@@ -100,15 +100,24 @@ func scriptCmd(ts *testscript.TestScript, args []string) *exec.Cmd {
 // ahead, Ctrl-D):
 //
 //	pty ANSWER nika apply $ID
+//	pty -size 80x24 ANSWER nika review $ID
 //
-// The whole terminal transcript becomes stdout.
+// The terminal is 200 × 500 unless -size names another. The whole terminal
+// transcript becomes stdout.
 func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
+	cols, rows := uint16(200), uint16(500)
+	if len(args) > 2 && args[0] == "-size" {
+		if _, err := fmt.Sscanf(args[1], "%dx%d", &cols, &rows); err != nil {
+			ts.Fatalf("pty: -size %s is not COLSxROWS", args[1])
+		}
+		args = args[2:]
+	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: pty ANSWER command [args...]")
+		ts.Fatalf("usage: pty [-size COLSxROWS] ANSWER command [args...]")
 	}
 	cmd := scriptCmd(ts, args[1:])
-	out, err := runPty(cmd, args[0], 60*time.Second)
-	if err == errNoPrompt {
+	out, err := runPtySize(cmd, args[0], 60*time.Second, cols, rows)
+	if errors.Is(err, errNoPrompt) {
 		ts.Fatalf("pty: no consent prompt within 60s; output so far:\n%s", out)
 	}
 	ts.Stdout().Write([]byte(out))
