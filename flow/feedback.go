@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/session"
@@ -110,6 +111,7 @@ func SaveComments(repo *Repo, p *Proposed, cs []Comment) ([]string, error) {
 		}
 		p.Record.Feedback.Comments = append(p.Record.Feedback.Comments, Comment{On: on, Text: text})
 	}
+	p.Record.Feedback.At = time.Now().UnixNano()
 	var out []string
 	for k := range kinds {
 		out = append(out, k)
@@ -134,7 +136,7 @@ func recordPart(r *gitstage.Repo, p *Proposed) {
 	if from.Feedback == nil {
 		from.Feedback = &gitstage.Feedback{}
 	}
-	from.Feedback.Part, from.Feedback.Dropped = p.Record.ID, fb.Dropped
+	from.Feedback.Part, from.Feedback.Dropped, from.Feedback.At = p.Record.ID, fb.Dropped, time.Now().UnixNano()
 	_ = r.SaveRecord(from)
 }
 
@@ -194,11 +196,16 @@ func RecentFeedback(repo *Repo, max int) ([]*FeedbackInfo, error) {
 	return out, nil
 }
 
+// when orders feedback: by when it last changed, else by the record's
+// times (seconds, scaled to compare with it).
 func when(rec *gitstage.Record) int64 {
-	if rec.Decided != 0 {
-		return rec.Decided
+	switch {
+	case rec.Feedback != nil && rec.Feedback.At != 0:
+		return rec.Feedback.At
+	case rec.Decided != 0:
+		return rec.Decided * 1e9
 	}
-	return rec.Created
+	return rec.Created * 1e9
 }
 
 // noteFeedback is the feedback section of an applied proposal's git note:

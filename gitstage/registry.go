@@ -60,6 +60,9 @@ type Feedback struct {
 	// Part is, on a proposal taken in part, the derived proposal that was
 	// applied.
 	Part string `json:"part,omitempty"`
+	// At is when the feedback last changed (Unix nanoseconds), for the
+	// order in which the model is told.
+	At int64 `json:"at,omitempty"`
 }
 
 // Comment is one comment of the human's: on the proposal (On empty), on a

@@ -90,6 +90,9 @@ func Merge(base, ours, theirs []byte, lb Labels) Result {
 			chunks[n-1].lines = append(chunks[n-1].lines, c.lines...)
 			return
 		}
+		// Own the lines: they are views of the inputs, and a later
+		// append must never write into them.
+		c.lines = append([]string(nil), c.lines...)
 		chunks = append(chunks, c)
 	}
 	pos := 0 // the next base line not yet emitted
