@@ -83,12 +83,8 @@ func loadFetched(repo *Repo, prefix string) (*Proposed, error) {
 	if rec.Created == 0 {
 		rec.Created = time.Now().Unix()
 	}
-	return &Proposed{Proposal: p, Record: rec, repo: r, Signing: Signing(r), fetched: true}, nil
+	return &Proposed{Proposal: p, Record: rec, repo: r, Signing: Signing(r)}, nil
 }
-
-// Fetched reports that p has no local record: it was re-derived from a
-// fetched refs/nika/proposals/<id>.
-func (p *Proposed) Fetched() bool { return p.fetched }
 
 // notFound reports an error of class NotFound.
 func notFound(err error) bool {

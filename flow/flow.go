@@ -48,9 +48,6 @@ type Proposed struct {
 	// Signing says how the applied commit will be signed (see Signing);
 	// "" when git's configuration signs nothing.
 	Signing string
-	// fetched says the proposal has no local record: it was re-derived
-	// from a fetched refs/nika/proposals/<id> (see loadFetched).
-	fetched bool
 }
 
 // Empty reports that the input proposed nothing.

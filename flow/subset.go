@@ -105,7 +105,7 @@ func Derive(repo *Repo, p *Proposed, ch Choice) (*Proposed, error) {
 	if set.Run != nil {
 		runTrailer = preview.RunJSON(set.Run)
 	}
-	out := &Proposed{repo: r, Signing: Signing(r), fetched: p.fetched}
+	out := &Proposed{repo: r, Signing: Signing(r)}
 	whole := map[changeset.Path]bool{}
 	for _, c := range p.Proposal.Set.Changes {
 		for _, k := range keep {
