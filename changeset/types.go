@@ -115,6 +115,9 @@ type Set struct {
 	// that were discarded or undone: proposing again after an undo gets
 	// its own id. 0 for the first.
 	Generation int
+	// RebasedFrom is the id of the proposal this one brings forward onto
+	// a newer base (nika rebase); "" otherwise. The manifest binds it.
+	RebasedFrom string
 }
 
 // Paths lists every path the set writes or removes, sources of moves included.

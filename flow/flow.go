@@ -203,6 +203,12 @@ func cleanGoal(goal string, cs []changeset.Change) string {
 func Load(repo *Repo, id string) (*Proposed, error) {
 	r := repo.g
 	rec, err := r.Find(id)
+	if notFound(err) {
+		// Not proposed here: a proposal fetched from another clone?
+		if p, ferr := loadFetched(repo, id); !notFound(ferr) {
+			return p, ferr
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

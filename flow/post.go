@@ -34,7 +34,7 @@ func PostApply(ctx context.Context, repo *Repo, p *Proposed, res *consent.Result
 		}
 	}
 	v := hooks.Judge(ctx, hs, env, opt)
-	err := r.AddNote(gitstage.NotesRef, plumbing.NewHash(res.Commit), v.Text())
+	err := r.AddNote(gitstage.NotesRef, plumbing.NewHash(res.Commit), v.Text()+noteFeedback(r, p))
 	return v, err
 }
 
@@ -72,6 +72,7 @@ func Accept(ctx context.Context, repo *Repo, p *Proposed, hopt HookOptions) (*Ac
 	if err != nil {
 		return nil, err
 	}
+	recordPart(r, p)
 	v, noteErr := PostApply(ctx, repo, p, res, hs, hopt)
 	return &Accepted{Result: res, Verdict: v, NoteErr: noteErr}, nil
 }

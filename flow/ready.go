@@ -25,7 +25,7 @@ func Ready(repo *Repo, p *Proposed) error {
 		want = plumbing.NewHash(p.Proposal.Set.Base)
 	}
 	if why := gitstage.HeadMoved(head, p.Record.Branch, want); why != "" {
-		return gitstage.Stale(why).WithFix(refusal.Repropose, p.ID())
+		return gitstage.Stale(why).WithFix(staleFix(head, p), p.ID())
 	}
 	if !r.HasObject(plumbing.NewHash(p.Proposal.Commit)) {
 		return refusal.New(refusal.NotFound, "",

@@ -57,6 +57,7 @@ func (r *Repo) Load(commit plumbing.Hash, id IDFunc) (*Loaded, error) {
 	goal, trailers, _ := SplitMessage(c.Message)
 	l := &Loaded{Parents: len(c.ParentHashes)}
 	moves := map[string]string{} // to -> from
+	rebased := ""
 	for _, t := range trailers {
 		switch t[0] {
 		case TrailerProposal:
@@ -66,6 +67,10 @@ func (r *Repo) Load(commit plumbing.Hash, id IDFunc) (*Loaded, error) {
 		case TrailerGeneration:
 			if n, err := strconv.Atoi(t[1]); err == nil && n > 0 && strconv.Itoa(n) == t[1] {
 				l.Generation = n
+			}
+		case TrailerRebasedFrom:
+			if len(t[1]) == 64 && strings.Trim(t[1], "0123456789abcdef") == "" {
+				rebased = t[1]
 			}
 		case TrailerMove:
 			var m struct{ From, To string }
@@ -94,7 +99,7 @@ func (r *Repo) Load(commit plumbing.Hash, id IDFunc) (*Loaded, error) {
 	if err := r.diffTrees("", parentTree, tree, &diffs); err != nil {
 		return nil, err
 	}
-	set := changeset.Set{Goal: goal, Base: base, Generation: l.Generation}
+	set := changeset.Set{Goal: goal, Base: base, Generation: l.Generation, RebasedFrom: rebased}
 	removed := map[string]fileDiff{}
 	for _, d := range diffs {
 		if d.after == nil {

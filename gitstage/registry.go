@@ -41,6 +41,35 @@ type Record struct {
 	// Notes is what the door showed beside the preview that git cannot
 	// re-derive (the fix ladder's repairs), opaque to gitstage.
 	Notes json.RawMessage `json:"notes,omitempty"`
+	// Feedback is what the human said about the proposal and how part of
+	// it was taken, kept for the model; nil when there is none.
+	Feedback *Feedback `json:"feedback,omitempty"`
+}
+
+// Feedback is the human's word on a proposal, kept small: the comments
+// (already redacted of secrets by the caller) and, for a proposal taken in
+// part, which derived proposal holds the part and what it left out. The
+// decision itself is the record's state and these links.
+type Feedback struct {
+	Comments []Comment `json:"comments,omitempty"`
+	// From is, on a derived proposal, the proposal it was derived from.
+	From string `json:"from,omitempty"`
+	// Dropped is, on a derived proposal, what it leaves out of From: a
+	// path for a whole file, PATH:N for one hunk.
+	Dropped []string `json:"dropped,omitempty"`
+	// Part is, on a proposal taken in part, the derived proposal that was
+	// applied.
+	Part string `json:"part,omitempty"`
+	// At is when the feedback last changed (Unix nanoseconds), for the
+	// order in which the model is told.
+	At int64 `json:"at,omitempty"`
+}
+
+// Comment is one comment of the human's: on the proposal (On empty), on a
+// file (On is its path), or on a hunk (On is PATH:N).
+type Comment struct {
+	On   string `json:"on,omitempty"`
+	Text string `json:"text"`
 }
 
 // Landed is the commit an applied proposal landed as: its signed twin when

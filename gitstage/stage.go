@@ -26,6 +26,8 @@ const (
 	// before this one that a human discarded or undid (absent for the
 	// first), so that proposing again after an undo has its own id.
 	TrailerGeneration = "Nika-Generation"
+	// TrailerRebasedFrom names the proposal a rebased one brings forward.
+	TrailerRebasedFrom = "Nika-Rebased-From"
 )
 
 // IDFunc computes a proposal's id from its manifest (preview.ID).
@@ -119,6 +121,9 @@ func CommitMessage(p *changeset.Proposal, runTrailer string) string {
 	}
 	if p.Set.Generation > 0 {
 		fmt.Fprintf(&b, "%s: %d\n", TrailerGeneration, p.Set.Generation)
+	}
+	if p.Set.RebasedFrom != "" {
+		fmt.Fprintf(&b, "%s: %s\n", TrailerRebasedFrom, p.Set.RebasedFrom)
 	}
 	fmt.Fprintf(&b, "%s: %s\n", TrailerProposal, p.ID)
 	return b.String()

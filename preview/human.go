@@ -108,6 +108,9 @@ func Human(w io.Writer, in Input, opt Options) error {
 	}
 	p.linef("", "base     %s", baseText(s))
 	p.linef("", "goal     %s", safe(s.Goal))
+	if s.RebasedFrom != "" {
+		p.linef("", "rebased  brings proposal %s forward onto this base", short(s.RebasedFrom))
+	}
 	if s.Run != nil {
 		p.linef("", "run      %s", runText(s.Run))
 	}
@@ -329,6 +332,7 @@ func (p *printer) change(c changeset.Change) error {
 		if c.Kind == changeset.Create || c.Kind == changeset.Delete {
 			p.line("", `\ empty file (0 bytes)`)
 		}
+		p.line("", `\ `+hunkLabel(c, 0))
 		return nil
 	}
 	p.linef(cBold, "--- %s", fromName)
@@ -337,8 +341,8 @@ func (p *printer) change(c changeset.Change) error {
 	var total hidden
 	flagged := 0
 	for _, h := range hs {
-		for _, l := range h.lines {
-			if x := scan(l.text); x.any() {
+		for _, l := range h.Lines {
+			if x := scan(l.Text); x.any() {
 				total.add(x)
 				flagged++
 			}
@@ -348,10 +352,10 @@ func (p *printer) change(c changeset.Change) error {
 		p.linef(cRed+cBold, "! %d %s hidden characters (%s): each is shown escaped, the lines are flagged, and \\\\ on a flagged line is one backslash",
 			flagged, plural(flagged, "line has", "lines have"), total)
 	}
-	for _, h := range hs {
-		p.line(cCyan, h.header())
+	for i, h := range hs {
+		p.line(cCyan, h.Header()+" "+hunkLabel(c, i))
 		var run escapedRun
-		for _, l := range h.lines {
+		for _, l := range h.Lines {
 			p.diffLine(l, &run)
 		}
 		p.flush(&run)
@@ -381,9 +385,9 @@ func (p *printer) flush(r *escapedRun) {
 // hides anything, then flagged at the end of the run), and git's marker if
 // it has no newline.
 func (p *printer) diffLine(l diffLine, run *escapedRun) {
-	text, eol := strings.CutSuffix(l.text, "\n")
+	text, eol := strings.CutSuffix(l.Text, "\n")
 	c := ""
-	switch l.op {
+	switch l.Op {
 	case opDelete:
 		c = cRed
 	case opInsert:
@@ -399,7 +403,7 @@ func (p *printer) diffLine(l diffLine, run *escapedRun) {
 	} else {
 		p.flush(run)
 	}
-	p.line(c, string(l.op)+text)
+	p.line(c, string(l.Op)+text)
 	if x.any() {
 		run.lines++
 		run.h.add(x)
@@ -465,4 +469,21 @@ func hiddenRows(p *printer, changes []changeset.Change) {
 		p.linef(cRed+cBold, "! hidden characters: %d in %s (%s %s%s)", n, safe(string(c.Path)),
 			plural(len(lines), "line", "lines"), strings.Join(nums, ", "), more)
 	}
+}
+
+// hunkLabel names the selectable hunk that the i-th diff block of c
+// belongs to, as a human names it to keep or drop it: "hunk a.go:2". A
+// creation, a deletion, a move or a mode change alone is one hunk, whatever
+// blocks it shows (hunks.Of).
+func hunkLabel(c changeset.Change, i int) string {
+	name := safe(string(c.Path))
+	switch {
+	case c.Kind == changeset.Create || c.Kind == changeset.Delete:
+		return "hunk " + name + ":1 (the whole file)"
+	case c.Kind == changeset.Move:
+		return "hunk " + name + ":1 (the whole move)"
+	case bytes.Equal(c.Before.Bytes, c.After.Bytes):
+		return "hunk " + name + ":1 (the mode change)"
+	}
+	return "hunk " + name + ":" + strconv.Itoa(i+1)
 }

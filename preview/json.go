@@ -3,9 +3,11 @@ package preview
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/changeset/hunks"
 	"github.com/nika-dev/nika/checker"
 )
 
@@ -20,7 +22,8 @@ import (
 //	 "run":null|{"workflow","vars":{},"max_cost_usd"},
 //	 "changes":[{"kind","path","from"(moves only),"class",
 //	             "before":null|{"blob","witness","mode"},
-//	             "after":null|{"blob","witness","mode"}}],   sorted by path
+//	             "after":null|{"blob","witness","mode"},
+//	             "hunks":[{"n","whole","old_start","old_lines","new_start","new_lines"}]}],   sorted by path
 //	 "unchanged":["path",...],
 //	 "audits":[{"path","kind":"workflow"|"project","clean",
 //	            "findings":[{"code","category","severity","message","line","col","fix"}],
@@ -32,22 +35,40 @@ import (
 // the witnesses bind them. No absolute host path appears (Set.Root is never
 // rendered). Arrays are [] when empty, never null.
 func JSON(w io.Writer, in Input) error {
-	changes, err := check(in.Proposal)
+	out, err := JSONValue(in)
 	if err != nil {
 		return err
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// JSONValue is the object JSON writes, for a door that prints it beside
+// what it knows of the proposal (nika show adds the human's feedback).
+func JSONValue(in Input) (ProposalJSON, error) {
+	changes, err := check(in.Proposal)
+	if err != nil {
+		return ProposalJSON{}, err
 	}
 	pr := in.Proposal
 	s := &pr.Set
 	out := ProposalJSON{
-		Type:      "proposal",
-		ID:        pr.ID,
-		Commit:    pr.Commit,
-		Tree:      pr.Tree,
-		Goal:      s.Goal,
-		Changes:   make([]jsonChange, 0, len(changes)),
-		Unchanged: make([]string, 0, len(in.Unchanged)),
-		Audits:    make([]jsonAudit, 0, len(in.Audits)),
-		Repairs:   []jsonRepair{},
+		Type:        "proposal",
+		ID:          pr.ID,
+		Commit:      pr.Commit,
+		Tree:        pr.Tree,
+		Goal:        s.Goal,
+		RebasedFrom: s.RebasedFrom,
+		Changes:     make([]jsonChange, 0, len(changes)),
+		Unchanged:   make([]string, 0, len(in.Unchanged)),
+		Audits:      make([]jsonAudit, 0, len(in.Audits)),
+		Repairs:     []jsonRepair{},
 	}
 	if s.Base != "" {
 		out.Base = &s.Base
@@ -71,6 +92,14 @@ func JSON(w io.Writer, in Input) error {
 			Before: jsonSideOf(c.Before),
 			After:  jsonSideOf(c.After),
 		}
+		us, err := hunks.Of(c)
+		if err != nil {
+			return ProposalJSON{}, fmt.Errorf("%w: %v", ErrInconsistent, err)
+		}
+		jc.Hunks = make([]jsonHunk, len(us))
+		for i, u := range us {
+			jc.Hunks[i] = jsonHunk{N: u.N, Whole: u.Whole, OldStart: u.OldStart, OldLines: u.OldLines, NewStart: u.NewStart, NewLines: u.NewLines}
+		}
 		out.Changes = append(out.Changes, jc)
 	}
 	for _, u := range sortedPaths(in.Unchanged) {
@@ -82,31 +111,25 @@ func JSON(w io.Writer, in Input) error {
 	for _, r := range sortedAudits(in.Audits) {
 		out.Audits = append(out.Audits, jsonAuditOf(r))
 	}
-
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return err
-	}
-	_, err = w.Write(b.Bytes())
-	return err
+	return out, nil
 }
 
 // ProposalJSON is the proposal object JSON writes (documented in JSON.md).
 type ProposalJSON struct {
-	Type      string       `json:"type"`
-	ID        string       `json:"id"`
-	Commit    string       `json:"commit"`
-	Tree      string       `json:"tree"`
-	Base      *string      `json:"base"`
-	Branch    *string      `json:"branch"`
-	Goal      string       `json:"goal"`
-	Run       *jsonRun     `json:"run"`
-	Changes   []jsonChange `json:"changes"`
-	Unchanged []string     `json:"unchanged"`
-	Audits    []jsonAudit  `json:"audits"`
-	Repairs   []jsonRepair `json:"repairs"`
+	Type   string  `json:"type"`
+	ID     string  `json:"id"`
+	Commit string  `json:"commit"`
+	Tree   string  `json:"tree"`
+	Base   *string `json:"base"`
+	Branch *string `json:"branch"`
+	Goal   string  `json:"goal"`
+	// RebasedFrom is the proposal this one brings forward (nika rebase).
+	RebasedFrom string       `json:"rebased_from,omitempty"`
+	Run         *jsonRun     `json:"run"`
+	Changes     []jsonChange `json:"changes"`
+	Unchanged   []string     `json:"unchanged"`
+	Audits      []jsonAudit  `json:"audits"`
+	Repairs     []jsonRepair `json:"repairs"`
 }
 
 type jsonRun struct {
@@ -116,12 +139,24 @@ type jsonRun struct {
 }
 
 type jsonChange struct {
-	Kind   string    `json:"kind"`
-	Path   string    `json:"path"`
-	From   string    `json:"from,omitempty"`
-	Class  string    `json:"class"`
-	Before *jsonSide `json:"before"`
-	After  *jsonSide `json:"after"`
+	Kind   string     `json:"kind"`
+	Path   string     `json:"path"`
+	From   string     `json:"from,omitempty"`
+	Class  string     `json:"class"`
+	Before *jsonSide  `json:"before"`
+	After  *jsonSide  `json:"after"`
+	Hunks  []jsonHunk `json:"hunks"`
+}
+
+// jsonHunk is one selectable hunk of a change (hunks.Unit): what a host
+// names as PATH:N to keep or drop it.
+type jsonHunk struct {
+	N        int  `json:"n"`
+	Whole    bool `json:"whole"`
+	OldStart int  `json:"old_start"`
+	OldLines int  `json:"old_lines"`
+	NewStart int  `json:"new_start"`
+	NewLines int  `json:"new_lines"`
 }
 
 type jsonSide struct {

@@ -25,6 +25,7 @@ const ManifestVersion = "nika-proposal v1"
 //	goal <JSON string>
 //	run <JSON object | none>
 //	generation <N>                         (only when N > 0)
+//	rebased <proposal id>                  (only for a proposal brought forward)
 //	change <kind> <JSON path>
 //	from <JSON path>                       (moves only)
 //	before <mode> <blob> <witness> | before absent
@@ -47,6 +48,9 @@ func Manifest(p *changeset.Proposal) []byte {
 	}
 	if s.Generation > 0 {
 		fmt.Fprintf(&b, "generation %d\n", s.Generation)
+	}
+	if s.RebasedFrom != "" {
+		fmt.Fprintf(&b, "rebased %s\n", s.RebasedFrom)
 	}
 	cs := append([]changeset.Change(nil), s.Changes...)
 	sort.Slice(cs, func(i, j int) bool { return cs[i].Path < cs[j].Path })

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nika-dev/nika/checker"
+	"github.com/nika-dev/nika/redact"
 )
 
 // The context broker decides what a model receives: a typed Bundle and
@@ -37,10 +38,14 @@ type Bundle struct {
 	Files       []NamedFile `json:"files"`
 	Diagnostics []string    `json:"diagnostics"`
 	Dialogue    []Message   `json:"dialogue"`
-	Question    string      `json:"question"`
+	// Feedback is the human's word on earlier proposals, not yet sent.
+	Feedback []string `json:"feedback"`
+	Question string   `json:"question"`
 	// Redacted lists each secret removed: where, its line, its kind;
 	// never its value (not sent).
-	Redacted []Redaction `json:"-"`
+	Redacted []redact.Redaction `json:"-"`
+	// told is the feedback this bundle carries, by proposal id.
+	told map[string]string
 }
 
 // Bounds of the bundle.
@@ -105,6 +110,15 @@ func (b Bundle) User() string {
 		s.WriteString("\n## Recent dialogue\n")
 		for _, m := range b.Dialogue {
 			fmt.Fprintf(&s, "%s: %s\n", m.Role, m.Text)
+		}
+	}
+	if len(b.Feedback) > 0 {
+		s.WriteString("\n## The human's feedback on earlier proposals\n")
+		for _, f := range b.Feedback {
+			s.WriteString(f)
+			if !strings.HasSuffix(f, "\n") {
+				s.WriteString("\n")
+			}
 		}
 	}
 	s.WriteString("\n## Question\n" + b.Question + "\n")

@@ -5,6 +5,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/nika-dev/nika/redact"
+	"github.com/nika-dev/nika/redact/redacttest"
 )
 
 // TestReasonerReceivesOnlyTheRedactedBundle: with a secret in the process
@@ -13,10 +16,10 @@ import (
 // each redaction's kind and line, never its value.
 func TestReasonerReceivesOnlyTheRedactedBundle(t *testing.T) {
 	t.Setenv("NIKA_SESSION_TEST_SECRET", "env-secret-value-0xdeadbeef")
-	ghp := "ghp_" + fake(101, alnum, 36)
-	pem := "-----BEGIN OPENSSH PRIVATE KEY-----\n" + fake(102, b64, 64) + "\n-----END OPENSSH PRIVATE KEY-----\n"
+	ghp := "ghp_" + redacttest.Fake(101, redacttest.Alnum, 36)
+	pem := "-----BEGIN OPENSSH PRIVATE KEY-----\n" + redacttest.Fake(102, redacttest.B64, 64) + "\n-----END OPENSSH PRIVATE KEY-----\n"
 	pw := "hunter22hunter" // low in entropy: the structural rule finds it
-	askKey := "glpat-" + fake(104, alnum, 20)
+	askKey := "glpat-" + redacttest.Fake(104, redacttest.Alnum, 20)
 	eng := newFake()
 	eng.files["flows/a.nika.yaml"] = "nika: a\n# token: " + ghp + "\nsecrets:\n  api: { source: env, key: API }\ntasks:\n  t:\n    infer: { prompt: \"${{ secrets.api }}\", model: \"mock/echo\" }\n" +
 		pem + "# password: " + pw + "\n"
@@ -43,10 +46,10 @@ func TestReasonerReceivesOnlyTheRedactedBundle(t *testing.T) {
 	if len(b.Files) != 1 || b.Files[0].Path != "flows/a.nika.yaml" {
 		t.Errorf("files sent: %+v", b.Files)
 	}
-	want := []Redaction{
+	want := []redact.Redaction{
 		{Where: "file flows/a.nika.yaml", Line: 2, Kind: "github-pat"},
 		{Where: "file flows/a.nika.yaml", Line: 8, Kind: "private-key"},
-		{Where: "file flows/a.nika.yaml", Line: 11, Kind: KindSecretField},
+		{Where: "file flows/a.nika.yaml", Line: 11, Kind: redact.KindSecretField},
 		{Where: "question", Line: 1, Kind: "gitlab-pat"},
 	}
 	if !reflect.DeepEqual(b.Redacted, want) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nika-dev/nika/checker"
 	"github.com/nika-dev/nika/consent"
+	"github.com/nika-dev/nika/redact"
 )
 
 // Options shape a machine.
@@ -52,6 +53,8 @@ type Machine struct {
 	// nextRun is the run request the human asked for with /run; the next
 	// proposal carries it.
 	nextRun *RunRequested
+	// told is the feedback already sent to the model, by proposal id.
+	told map[string]string
 }
 
 // New opens a session over a project: it takes the snapshot once. rsn may
@@ -204,6 +207,12 @@ func (m *Machine) ask(text string) []Outcome {
 		return append(out, Refusal{Class: c, Text: err.Error()})
 	}
 	m.remember("model", reply)
+	if m.told == nil {
+		m.told = map[string]string{}
+	}
+	for id, text := range b.told {
+		m.told[id] = text
+	}
 	out = append(out, Answer{Text: reply, Corrections: m.guard.Check(reply), Redacted: b.Redacted})
 	if LooksLikeProposal(reply) {
 		out = append(out, m.stage(reply)...)
@@ -235,10 +244,10 @@ func (m *Machine) Bundle(question string) Bundle {
 			m.named = append(m.named, p)
 		}
 	}
-	var reds []Redaction
+	var reds []redact.Redaction
 	redIn := func(where string) func(string) string {
 		return func(s string) string {
-			s, rs := Redact(s)
+			s, rs := redact.Text(s)
 			for _, r := range rs {
 				r.Where = where
 				reds = append(reds, r)
@@ -272,6 +281,18 @@ func (m *Machine) Bundle(question string) Bundle {
 	}
 	for _, d := range m.dialogue {
 		b.Dialogue = append(b.Dialogue, Message{Role: d.Role, Text: redIn("dialogue")(d.Text)})
+	}
+	if fs, ok := m.eng.(FeedbackSource); ok {
+		for _, f := range fs.Feedback() {
+			if m.told[f.ID] == f.Text {
+				continue
+			}
+			if b.told == nil {
+				b.told = map[string]string{}
+			}
+			b.told[f.ID] = f.Text
+			b.Feedback = append(b.Feedback, redIn("feedback")(f.Text))
+		}
 	}
 	b.Question = redIn("question")(question)
 	b.Redacted = reds

@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 
+	"github.com/nika-dev/nika/redact"
 	"github.com/nika-dev/nika/refusal"
 )
 
@@ -50,7 +51,7 @@ type Answer struct {
 	Corrections []Correction `json:"corrections,omitempty"`
 	// Redacted lists each secret removed from what the model was sent
 	// for this answer: where, its line and its kind, never its value.
-	Redacted []Redaction `json:"redacted,omitempty"`
+	Redacted []redact.Redaction `json:"redacted,omitempty"`
 }
 
 // Proposal is a staged proposal waiting for the human's consent.

@@ -95,3 +95,17 @@ type Trace struct {
 	Task     string `json:"task"`
 	Question string `json:"question"`
 }
+
+// FeedbackSource is an Engine that also keeps the human's feedback on
+// earlier proposals: comments from a review, and what became of each
+// (applied whole, in part, discarded). session/project implements it; the
+// machine sends each feedback to the model once, in the next bundle.
+type FeedbackSource interface {
+	Feedback() []Feedback
+}
+
+// Feedback is the human's word on one proposal, as text for the model.
+type Feedback struct {
+	ID   string
+	Text string
+}

@@ -20,6 +20,8 @@ func (d *door) applyCommand() *cli.Command {
 		Flags: []cli.Flag{jsonFlag,
 			&cli.StringSliceFlag{Name: "only", Usage: "apply only the changes to these paths (or globs), as a derived proposal; repeatable"},
 			&cli.StringSliceFlag{Name: "exclude", Usage: "apply all but the changes to these paths (or globs), as a derived proposal; repeatable"},
+			&cli.StringSliceFlag{Name: "hunk", Usage: "apply only these hunks of a file, PATH:N as the preview labels them (PATH:N,M for several), as a derived proposal; repeatable"},
+			&cli.StringSliceFlag{Name: "drop-hunk", Usage: "apply all but these hunks of a file, PATH:N as the preview labels them, as a derived proposal; repeatable"},
 		}, Action: humansOnly(d.apply)}
 }
 
@@ -34,17 +36,20 @@ func (d *door) apply(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	only, ex := c.StringSlice("only"), c.StringSlice("exclude")
-	if len(only) > 0 || len(ex) > 0 {
-		if _, err := flow.Selection(p, only, ex); err != nil {
+	ch, err := choiceFrom(c)
+	if err != nil {
+		return err
+	}
+	if !ch.Empty() {
+		if _, _, err := flow.Choose(p, ch); err != nil {
 			return err
 		}
 	}
 	if err := flow.Ready(r, p); err != nil {
 		return err
 	}
-	if len(only) > 0 || len(ex) > 0 {
-		sub, err := flow.Subset(r, p, only, ex)
+	if !ch.Empty() {
+		sub, err := flow.Derive(r, p, ch)
 		if err != nil {
 			return err
 		}
@@ -63,7 +68,13 @@ func (d *door) apply(c *cli.Context) error {
 			"no terminal to ask for consent (%v) · nothing was applied", err)
 	}
 	defer f.Close()
-	t := newTerminal(f)
+	return d.consentOn(r, p, newTerminal(f))
+}
+
+// consentOn draws p's preview on the terminal, asks for yes there (the one
+// consent reader, terminal.answer), and applies p on yes or discards it on
+// any other answer. nika apply and nika review both end here.
+func (d *door) consentOn(r *flow.Repo, p *flow.Proposed, t *terminal) error {
 	if err := d.drawOn(t, p); err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ import (
 // jsonShapes maps each documented type name to a value of its struct.
 func jsonShapes() map[string]any {
 	return map[string]any{
-		"proposal":   preview.ProposalJSON{},
+		"proposal":   shownJSON{},
 		"nothing":    nothingJSON{},
 		"applied":    appliedJSON{},
 		"declined":   declinedJSON{},
@@ -31,12 +31,45 @@ func jsonShapes() map[string]any {
 		"verify":     verifyJSON{},
 		"pushed":     pushedJSON{},
 		"fetched":    fetchedJSON{},
+		"rebased":    rebasedJSON{},
+		"reviewed":   reviewedJSON{},
 		"summary":    summaryJSON{},
 		"refusal":    refusalJSON{},
 		"version":    versionJSON{},
 		"help":       helpJSON{},
 		"completion": completionJSON{},
 	}
+}
+
+// rebasedJSON is what nika rebase did: the new proposal (new, commit)
+// that brings id forward, or none when id is already on HEAD (current) or
+// HEAD already holds every change.
+type rebasedJSON struct {
+	Type    string   `json:"type"`
+	ID      string   `json:"id"`
+	New     string   `json:"new,omitempty"`
+	Commit  string   `json:"commit,omitempty"`
+	Current bool     `json:"current"`
+	Carried []string `json:"carried"`
+	Merged  []string `json:"merged"`
+	Already []string `json:"already"`
+}
+
+// reviewedJSON is a review that ended without an apply: discarded, or
+// left undecided. A review that builds a part ends as nika apply does
+// (applied, or declined).
+type reviewedJSON struct {
+	Type     string `json:"type"`
+	ID       string `json:"id"`
+	Decision string `json:"decision"`
+	Comments int    `json:"comments"`
+}
+
+// shownJSON is nika show's proposal: the preview's object and the human's
+// feedback on it.
+type shownJSON struct {
+	preview.ProposalJSON
+	Feedback *flow.FeedbackInfo `json:"feedback"`
 }
 
 type refusalJSON struct {

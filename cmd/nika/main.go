@@ -134,6 +134,8 @@ func (d *door) commands() []*cli.Command {
 		d.logCommand(),
 		d.verifyCommand(),
 		d.revertCommand(),
+		d.reviewCommand(),
+		d.rebaseCommand(),
 		d.pushCommand(),
 		d.fetchCommand(),
 		d.recoverCommand(),

@@ -110,14 +110,21 @@ func scriptCmd(ts *testscript.TestScript, args []string) *exec.Cmd {
 // consent prompts (see runAnswers: typed keys, pastes, bursts, typing
 // ahead, Ctrl-D):
 //
-//	pty [-rows N] ANSWER nika apply $ID
+//	pty [-rows N | -size COLSxROWS] ANSWER nika apply $ID
+//	pty -size 80x24 ANSWER nika review $ID
 //
-// -rows sets the terminal's height (500 by default, so nothing pages). An
-// empty ANSWER answers nothing: the command runs to its end.
-// The whole terminal transcript becomes stdout.
+// The terminal is 200 × 500 (so nothing pages) unless -rows or -size names
+// another height or size. An empty ANSWER answers nothing: the command runs
+// to its end. The whole terminal transcript becomes stdout.
 func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
-	rows := uint16(500)
-	if len(args) > 2 && args[0] == "-rows" {
+	cols, rows := uint16(200), uint16(500)
+	switch {
+	case len(args) > 2 && args[0] == "-size":
+		if _, err := fmt.Sscanf(args[1], "%dx%d", &cols, &rows); err != nil {
+			ts.Fatalf("pty: -size %s is not COLSxROWS", args[1])
+		}
+		args = args[2:]
+	case len(args) > 2 && args[0] == "-rows":
 		n, err := strconv.Atoi(args[1])
 		if err != nil {
 			ts.Fatalf("pty: -rows %s: %v", args[1], err)
@@ -125,11 +132,11 @@ func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
 		rows, args = uint16(n), args[2:]
 	}
 	if len(args) < 2 {
-		ts.Fatalf("usage: pty [-rows N] ANSWER command [args...]")
+		ts.Fatalf("usage: pty [-rows N | -size COLSxROWS] ANSWER command [args...]")
 	}
 	cmd := scriptCmd(ts, args[1:])
-	out, err := runPtySize(cmd, args[0], rows, 60*time.Second)
-	if err == errNoPrompt {
+	out, err := runPtySize(cmd, args[0], 60*time.Second, cols, rows)
+	if errors.Is(err, errNoPrompt) {
 		ts.Fatalf("pty: no consent prompt within 60s; output so far:\n%s", out)
 	}
 	ts.Stdout().Write([]byte(out))

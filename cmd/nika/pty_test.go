@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/creack/pty"
 )
@@ -28,10 +30,13 @@ type ttyDriver struct {
 	pos  int // the transcript up to here was matched
 }
 
-func startTTY(cmd *exec.Cmd) (*ttyDriver, error) { return startTTYSize(cmd, 500) }
+func startTTY(cmd *exec.Cmd) (*ttyDriver, error) {
+	return startTTYSize(cmd, 200, 500)
+}
 
-func startTTYSize(cmd *exec.Cmd, rows uint16) (*ttyDriver, error) {
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: 200})
+// startTTYSize starts cmd on a pseudo-terminal of cols × rows.
+func startTTYSize(cmd *exec.Cmd, cols, rows uint16) (*ttyDriver, error) {
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +112,44 @@ func (d *ttyDriver) typeKeys(s string) {
 	}
 }
 
+// namedKeys are the keys a keys: step names, as a terminal sends them.
+var namedKeys = map[string]string{
+	"<up>": "\x1b[A", "<down>": "\x1b[B", "<space>": " ", "<enter>": "\r", "<esc>": "\x1b",
+	"<bs>": "\x7f", "<pgdn>": "\x1b[6~", "<pgup>": "\x1b[5~",
+}
+
+// pressKeys presses each key of s, one write each, waiting after each for
+// the screen to change (at most half a second: a key that changes nothing
+// shown).
+func (d *ttyDriver) pressKeys(s string) {
+	for len(s) > 0 {
+		k := s[:1]
+		if s[0] == '<' {
+			if i := strings.IndexByte(s, '>'); i > 0 {
+				if seq, ok := namedKeys[s[:i+1]]; ok {
+					k, s = seq, s[i+1:]
+					d.press(k)
+					continue
+				}
+			}
+		}
+		_, size := utf8.DecodeRuneInString(s)
+		k, s = s[:size], s[size:]
+		d.press(k)
+	}
+}
+
+func (d *ttyDriver) press(k string) {
+	before := d.raw()
+	d.f.Write([]byte(k))
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for d.raw() == before && time.Now().Before(deadline) {
+		time.Sleep(2 * time.Millisecond)
+	}
+	// Let a frame settle: a full-screen program draws on a tick.
+	time.Sleep(30 * time.Millisecond)
+}
+
 // line types s and Enter.
 func (d *ttyDriver) line(s string) {
 	d.typeKeys(s)
@@ -147,6 +190,10 @@ func (d *ttyDriver) wait(limit time.Duration) error {
 //	ahead:TEXT    type TEXT and Enter now, before any prompt
 //	paste:TEXT    at the next prompt, paste TEXT and Enter (bracketed)
 //	burst:TEXT    at the next prompt, write TEXT and Enter at once
+//	see:TEXT      wait until TEXT is on the screen (a full-screen program)
+//	keys:KEYS     press KEYS now, one at a time, each after the screen
+//	              changed (or a short pause): characters as they are, and
+//	              <up> <down> <space> <enter> <esc> <bs> <pgdn> <pgup>
 //
 // Steps are separated by |; \n in TEXT is a newline.
 func runAnswers(d *ttyDriver, script, prompt string, wait time.Duration) error {
@@ -157,6 +204,16 @@ func runAnswers(d *ttyDriver, script, prompt string, wait time.Duration) error {
 		step = strings.ReplaceAll(step, `\n`, "\n")
 		if t, ok := strings.CutPrefix(step, "ahead:"); ok {
 			d.f.Write([]byte(t + "\r"))
+			continue
+		}
+		if t, ok := strings.CutPrefix(step, "see:"); ok {
+			if err := d.expect(t, wait); err != nil {
+				return fmt.Errorf("%w: %q not seen", errNoPrompt, t)
+			}
+			continue
+		}
+		if t, ok := strings.CutPrefix(step, "keys:"); ok {
+			d.pressKeys(t)
 			continue
 		}
 		if err := d.expect(prompt, wait); err == io.EOF {
@@ -188,11 +245,12 @@ var errNoPrompt = errors.New("no consent prompt")
 // terminal, follows the answer script at each consent prompt, and returns
 // the transcript (CRLF turned to LF) and cmd's exit error.
 func runPty(cmd *exec.Cmd, script string, wait time.Duration) (string, error) {
-	return runPtySize(cmd, script, 500, wait)
+	return runPtySize(cmd, script, wait, 200, 500)
 }
 
-func runPtySize(cmd *exec.Cmd, script string, rows uint16, wait time.Duration) (string, error) {
-	d, err := startTTYSize(cmd, rows)
+// runPtySize is runPty on a terminal of cols × rows.
+func runPtySize(cmd *exec.Cmd, script string, wait time.Duration, cols, rows uint16) (string, error) {
+	d, err := startTTYSize(cmd, cols, rows)
 	if err != nil {
 		return "", err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/preview"
+	"github.com/nika-dev/nika/redact"
 	"github.com/nika-dev/nika/refusal"
 	"github.com/nika-dev/nika/session"
 	"github.com/nika-dev/nika/session/intelligence"
@@ -239,7 +240,7 @@ func (s *termSession) show(outs []session.Outcome) {
 				s.printf("nika: correction (%s): %s\n", escape(c.Kind), escape(c.Text))
 			}
 			if len(v.Redacted) > 0 {
-				s.printf("nika: redacted before sending: %s\n", escape(session.RedactedSummary(v.Redacted)))
+				s.printf("nika: redacted before sending: %s\n", escape(redact.Summary(v.Redacted)))
 			}
 		case session.Proposal:
 			io.WriteString(s.t, v.Preview)

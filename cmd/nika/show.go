@@ -41,14 +41,18 @@ func (d *door) render(p *flow.Proposed, colorOn bool) ([]byte, error) {
 	var b bytes.Buffer
 	in := flow.PreviewInput(p)
 	if d.json {
-		if err := preview.JSON(&b, in); err != nil {
+		// The proposal, and what the human said about it (for the model).
+		v, err := preview.JSONValue(in)
+		if err != nil {
 			return nil, err
 		}
-		var ind bytes.Buffer
-		if err := json.Indent(&ind, b.Bytes(), "", "  "); err != nil {
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(shownJSON{ProposalJSON: v, Feedback: flow.FeedbackOf(p)}); err != nil {
 			return nil, err
 		}
-		return []byte(d.scrub(ind.String())), nil
+		return []byte(d.scrub(b.String())), nil
 	}
 	err := preview.Human(&b, in, preview.Options{Color: colorOn})
 	return b.Bytes(), err

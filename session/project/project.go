@@ -44,7 +44,27 @@ type Engine struct {
 	MaxApplied int
 }
 
-var _ session.Engine = (*Engine)(nil)
+var (
+	_ session.Engine         = (*Engine)(nil)
+	_ session.FeedbackSource = (*Engine)(nil)
+)
+
+// MaxFeedback bounds the reviewed proposals whose feedback a bundle carries.
+const MaxFeedback = 4
+
+// Feedback is the human's feedback on the latest reviewed proposals
+// (flow.RecentFeedback), as text for the model.
+func (e *Engine) Feedback() []session.Feedback {
+	fs, err := flow.RecentFeedback(flow.FromGit(e.Repo), MaxFeedback)
+	if err != nil {
+		return nil
+	}
+	out := make([]session.Feedback, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, session.Feedback{ID: f.ID, Text: e.Scrub(flow.FeedbackText(f))})
+	}
+	return out
+}
 
 // Open opens the repository around dir.
 func Open(dir string) (*Engine, error) {

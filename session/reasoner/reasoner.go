@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/nika-dev/nika/hostpath"
+	"github.com/nika-dev/nika/redact"
 	"github.com/nika-dev/nika/session"
 )
 
@@ -88,7 +89,7 @@ func (c *Command) Reason(ctx context.Context, b session.Bundle) (string, error) 
 		// hold its key (redacted) and this machine's paths (scrubbed).
 		msg := strings.TrimSpace(errb.String())
 		if msg != "" {
-			msg, _ = session.Redact(msg)
+			msg, _ = redact.Text(msg)
 			msg = ": " + oneLine(hostpath.New(c.Dir, hostpath.Options{}).Text(msg))
 		}
 		return "", session.Errorf(session.IntelligenceRefused, "%s exited %d%s · check the program, or choose another with /intelligence", filepath.Base(c.Argv[0]), ee.ExitCode(), msg)
@@ -267,7 +268,7 @@ func (h *HTTP) Reason(ctx context.Context, b session.Bundle) (string, error) {
 	_ = json.Unmarshal(data, &cr)
 	detail := ""
 	if cr.Error != nil && cr.Error.Message != "" {
-		msg, _ := session.Redact(cr.Error.Message)
+		msg, _ := redact.Text(cr.Error.Message)
 		detail = ": " + oneLine(hostpath.New("", hostpath.Options{}).Text(msg))
 	}
 	switch {

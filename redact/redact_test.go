@@ -1,4 +1,4 @@
-package session
+package redact
 
 import (
 	"os"
@@ -7,30 +7,17 @@ import (
 	"testing"
 
 	"github.com/nika-dev/nika/internal/shared"
+	"github.com/nika-dev/nika/redact/redacttest"
 )
 
-// fake builds a deterministic high-entropy string of n characters from
-// alphabet: the corpus's secrets look like real ones (the detector judges
-// entropy) without being any, and no file of the repository holds one
-// whole (they are built when the test runs).
-func fake(seed uint32, alphabet string, n int) string {
-	b := make([]byte, n)
-	x := seed*2654435761 + 12345
-	for i := range b {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		b[i] = alphabet[int(x%uint32(len(alphabet)))]
-	}
-	return string(b)
-}
+var fake = redacttest.Fake
 
 const (
-	alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-	lower = "abcdefghijklmnopqrstuvwxyz0123456789"
-	hexd  = "0123456789abcdef"
-	upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-	b64   = alnum + "+/"
+	alnum = redacttest.Alnum
+	lower = redacttest.Lower
+	hexd  = redacttest.Hex
+	upper = redacttest.Upper
+	b64   = redacttest.B64
 )
 
 type secretCase struct {
@@ -174,7 +161,7 @@ func TestRedactionCorpus(t *testing.T) {
 		t.Fatalf("the corpus holds %d shapes, want at least 40", len(corpus))
 	}
 	for _, c := range corpus {
-		out, rs := Redact(c.text)
+		out, rs := Text(c.text)
 		if strings.Contains(out, c.secret) {
 			t.Errorf("%s: the secret is still there:\n%s", c.name, out)
 			continue
@@ -229,7 +216,7 @@ func TestRedactionKeeps(t *testing.T) {
 		"in one pass: add the flag, the unset key: a secrets entry\n",
 		"no secret here: tokens are counted\n",
 	} {
-		out, rs := Redact(in)
+		out, rs := Text(in)
 		if out != in || len(rs) != 0 {
 			t.Errorf("changed:\n%s\n→\n%s\n%+v", in, out, rs)
 		}
@@ -257,7 +244,7 @@ func TestRedactionSpecHasNoFalsePositive(t *testing.T) {
 				t.Fatal(err)
 			}
 			n++
-			if _, rs := Redact(string(b)); len(rs) > 0 {
+			if _, rs := Text(string(b)); len(rs) > 0 {
 				t.Errorf("%s/%s: %d false positive(s): %+v", dir, e.Name(), len(rs), rs)
 			}
 		}
@@ -273,7 +260,7 @@ func FuzzRedact(f *testing.F) {
 	}
 	f.Add("a: {b: [c, {password: d}]}\npassword:\n  - x\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		out, rs := Redact(in)
+		out, rs := Text(in)
 		if len(rs) == 0 && out != in {
 			t.Fatalf("changed with no redaction recorded: %q -> %q", in, out)
 		}
@@ -283,7 +270,7 @@ func FuzzRedact(f *testing.F) {
 			}
 		}
 		// what is redacted stays redacted: a second pass changes nothing
-		if again, _ := Redact(out); again != out {
+		if again, _ := Text(out); again != out {
 			t.Fatalf("not idempotent:\n%q\n-> %q\n-> %q", in, out, again)
 		}
 	})
@@ -293,13 +280,13 @@ func FuzzRedact(f *testing.F) {
 // workflow with secrets in it), through both rules.
 func BenchmarkRedact32K(b *testing.B) {
 	var s strings.Builder
-	for s.Len() < MaxFileBytes {
+	for s.Len() < 32<<10 { // the bundle's bound on a named file
 		for _, c := range secretCorpus() {
 			s.WriteString(c.text)
 		}
 	}
-	text := s.String()[:MaxFileBytes]
-	Redact(text) // the detector's rules load once
+	text := s.String()[:32<<10]
+	Text(text) // the detector's rules load once
 	b.SetBytes(int64(len(text)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -316,15 +303,15 @@ func BenchmarkRedactWorkflows(b *testing.B) {
 	for _, f := range files {
 		data, _ := os.ReadFile(f)
 		s.Write(data)
-		if s.Len() >= MaxFileBytes {
+		if s.Len() >= (32 << 10) {
 			break
 		}
 	}
 	text := s.String()
-	if len(text) > MaxFileBytes {
-		text = text[:MaxFileBytes]
+	if len(text) > (32 << 10) {
+		text = text[:(32 << 10)]
 	}
-	Redact(text)
+	Text(text)
 	b.SetBytes(int64(len(text)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

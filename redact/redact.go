@@ -1,4 +1,4 @@
-package session
+package redact
 
 import (
 	"crypto/sha256"
@@ -13,31 +13,6 @@ import (
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
 )
-
-// Redaction: what the model is sent passes two rules, and what either
-// finds is replaced by "[redacted KIND]" before anything leaves.
-//
-//  1. A maintained secret detector: gitleaks' detector (its default rule
-//     set, about 220 rules for the token shapes of cloud providers, code
-//     hosts, payment and chat services, private keys, JWTs, generic API
-//     keys by keyword and entropy), used as a library. Its maintainers
-//     keep the shapes current; nika does not keep a second copy of them.
-//  2. nika's structural rule: any value under a key that names a secret
-//     (password, passwd, pass, pwd, secret, token, key, credential, auth,
-//     private, in any case and with any separator: db_password, DB_PASS,
-//     apiKey, "private-key") is redacted whole, including nested maps,
-//     lists and block scalars, in YAML, .env, JSON and INI-like text. A
-//     URL's password (scheme://user:PASSWORD@host) is redacted too.
-//
-// What is kept, since it is no secret: references (${{ secrets.X }},
-// ${VAR}, $VAR), empty values, null and booleans, Nika's secret
-// declarations (a map with source: env|file|vault, which names where a
-// secret is, never what it is), and under the bare key "key" a value that
-// is a name (key: urgency, key: ONCALL_WEBHOOK_URL) rather than a random
-// string. Counts such as max_tokens are not secrets either: "tokens" is
-// not "token".
-//
-// The bundle records each redaction's kind and line, never its value.
 
 // Redaction is one secret removed from a part of the bundle.
 type Redaction struct {
@@ -87,7 +62,7 @@ type span struct {
 // was told about with every question, so the result for a text is kept
 // (a few dozen of them): the detector costs about 15 ms for 32 KiB of a
 // workflow, and up to a quarter of a second for 32 KiB dense with secrets.
-func Redact(text string) (string, []Redaction) {
+func Text(text string) (string, []Redaction) {
 	if text == "" {
 		return text, nil
 	}
@@ -776,9 +751,9 @@ func flowSpans(text string, lines []lineRange, i, v int, weak bool) ([]span, int
 	return out, endLine, endOff
 }
 
-// RedactedSummary says, for a human, what was redacted and where: "file
+// Summary says, for a human, what was redacted and where: "file
 // flows/a.nika.yaml line 3 (gitlab-pat), question line 1 (secret-field)".
-func RedactedSummary(rs []Redaction) string {
+func Summary(rs []Redaction) string {
 	parts := make([]string, 0, len(rs))
 	for _, r := range rs {
 		parts = append(parts, fmt.Sprintf("%s line %d (%s)", r.Where, r.Line, r.Kind))
