@@ -8,6 +8,7 @@ import (
 
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/redact"
 	"github.com/nika-dev/nika/refusal"
 )
 
@@ -36,18 +37,18 @@ func TestFeedback(t *testing.T) {
 
 	// discarded, with comments; a secret in one is kept redacted
 	kinds, err := flow.SaveComments(r, p, []flow.Comment{{Text: "  no  "}, {On: "a.txt:1", Text: "password: hunter22hunter"}, {On: "a.txt", Text: "   "}})
-	if err != nil || !reflect.DeepEqual(kinds, []string{"password"}) {
+	if err != nil || !reflect.DeepEqual(kinds, []string{redact.KindSecretField}) {
 		t.Fatalf("kinds %v err %v", kinds, err)
 	}
 	if err := flow.Discard(r, p); err != nil {
 		t.Fatal(err)
 	}
 	f, _ = flow.Feedback(r, p.ID())
-	want := []flow.Comment{{Text: "no"}, {On: "a.txt:1", Text: "password: [redacted password]"}}
+	want := []flow.Comment{{Text: "no"}, {On: "a.txt:1", Text: "password: [redacted secret-field]"}}
 	if f.Decision != flow.DecisionDiscarded || !reflect.DeepEqual(f.Comments, want) {
 		t.Fatalf("%+v", f)
 	}
-	if txt := flow.FeedbackText(f); !strings.Contains(txt, "discarded by the human") || !strings.Contains(txt, "the human on a.txt:1: password: [redacted password]") {
+	if txt := flow.FeedbackText(f); !strings.Contains(txt, "discarded by the human") || !strings.Contains(txt, "the human on a.txt:1: password: [redacted secret-field]") {
 		t.Fatalf("%s", txt)
 	}
 

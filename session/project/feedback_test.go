@@ -76,7 +76,7 @@ func TestFeedbackReachesTheNextBundle(t *testing.T) {
 		"proposal " + p.ID()[:12] + ` "edit the doc": applied in part (as proposal ` + part.ID()[:12] + ")",
 		"left out: doc.txt:2",
 		"the human on the proposal: good idea",
-		"the human on doc.txt:2: not this one, and my token = [redacted token]",
+		"the human on doc.txt:2: not this one, and my token = [redacted generic-api-key]",
 	} {
 		if !strings.Contains(u, want) {
 			t.Errorf("the bundle lacks %q:\n%s", want, u)
