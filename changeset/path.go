@@ -273,6 +273,5 @@ func hex2(c byte) string {
 	return string([]byte{h[c>>4], h[c&15]})
 }
 
-
 // Quote renders a path for error texts.
 func Quote(s string) string { return quote(s) }
