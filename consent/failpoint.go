@@ -10,6 +10,9 @@ import (
 	"time"
 )
 
+// failpointsOn says whether this build has crash points.
+const failpointsOn = true
+
 // failpoint acts when NIKA_FAILPOINT names this step ("step" or "step:i"):
 // it kills the process with SIGKILL, or, written "sigint@step", sends it a
 // SIGINT, as a human's Ctrl-C would, and goes on. It exists only in builds

@@ -81,6 +81,9 @@ func (r *Repo) ReadHead() (Head, error) {
 	return Head{Commit: plumbing.NewHash(s)}, nil
 }
 
+// RefPath is where a ref lives as a loose file (see refPath).
+func (r *Repo) RefPath(name string) string { return r.refPath(name) }
+
 // refPath is where a ref lives as a loose file: per-worktree refs (HEAD and
 // refs/bisect etc.) in GitDir, the rest in CommonDir.
 func (r *Repo) refPath(name string) string {
