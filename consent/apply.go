@@ -713,7 +713,9 @@ func (t *txn) recheck(o *op) error {
 // temp file of its own, the journal stays and Recover finishes the undo.
 func (t *txn) rollback(cause error) error {
 	var kept, failed, left []string
-	fail := func(p string, err error) { failed = append(failed, fmt.Sprintf("%s (%v)", changeset.Quote(p), unwrapErr(err))) }
+	fail := func(p string, err error) {
+		failed = append(failed, fmt.Sprintf("%s (%v)", changeset.Quote(p), unwrapErr(err)))
+	}
 	drop := func(o *op) {
 		if !o.made {
 			return
