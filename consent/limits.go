@@ -2,28 +2,29 @@ package consent
 
 import (
 	"fmt"
-	"os"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/nika-dev/nika/refusal"
 )
 
-// fixedFiles is what an apply holds open besides its directories: the
-// journal, index.lock, HEAD.lock and the branch's lock, one file being
-// read or written, the index being read, and the Go runtime's poller
-// (epoll and its wake-up descriptor), with room for the object database's
-// pack files.
-const fixedFiles = 16
+// fixedFiles is what an apply holds open besides its directories:
+// standard input, output and error, the journal, index.lock, HEAD.lock
+// and the branch's lock, one file being read or written, the index being
+// read, and the Go runtime's poller (epoll and its wake-up descriptor),
+// with room for the object database's pack files.
+const fixedFiles = 20
 
-// FilesNeeded is how many descriptors the transaction holds at most for
-// a plan: one per directory it touches (held from the first operation in
-// it to the end), the root, and fixedFiles.
-func filesNeeded(ops []op) int {
-	dirs := map[string]bool{}
+// filesNeeded is how many descriptors the transaction needs at most for a
+// plan: one per directory it touches (held from the first operation in it
+// to the end), the root, and fixedFiles. It depends on the plan alone, so
+// that the check before the question and the apply under its locks refuse
+// alike.
+func filesNeeded(ops []op) (need, dirs int) {
+	seen := map[string]bool{}
 	add := func(p string) {
-		for d := dirOf(p); d != ""; d = dirOf(d) {
-			dirs[d] = true
+		for d := dirOf(p); d != "" && !seen[d]; d = dirOf(d) {
+			seen[d] = true
 		}
 	}
 	for _, o := range ops {
@@ -32,7 +33,7 @@ func filesNeeded(ops []op) int {
 			add(o.tmp)
 		}
 	}
-	return len(dirs) + 1 + fixedFiles
+	return len(seen) + 1 + fixedFiles, len(seen)
 }
 
 // checkFiles refuses, before the first write, an apply that the limit on
@@ -43,40 +44,28 @@ func filesNeeded(ops []op) int {
 // (Io), naming the limit and what it needs.
 func checkFiles(ops []op) error {
 	var lim unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+	if err := getrlimit(&lim); err != nil {
 		return nil // no limit to read: nothing to check
 	}
-	need := uint64(filesNeeded(ops) + openFiles(lim.Cur))
+	n, dirs := filesNeeded(ops)
+	need := uint64(n)
 	if lim.Cur == unix.RLIM_INFINITY || lim.Cur >= need {
 		return nil
 	}
 	if lim.Max == unix.RLIM_INFINITY || lim.Max >= need {
 		raised := unix.Rlimit{Cur: need, Max: lim.Max}
-		if unix.Setrlimit(unix.RLIMIT_NOFILE, &raised) == nil {
+		if setrlimit(&raised) == nil {
 			return nil
 		}
 	}
 	return &refusal.Error{Class: refusal.Io,
-		Text: fmt.Sprintf("the limit on open files (RLIMIT_NOFILE) is %d, and this apply needs %d: %d directories held open, the files nika has open, and its own · nothing was applied",
-			lim.Cur, need, filesNeeded(ops)-1-fixedFiles),
+		Text: fmt.Sprintf("the limit on open files (RLIMIT_NOFILE) is %d, and this apply needs %d: %d directories it holds open while it writes, and %d for nika itself · nothing was applied",
+			lim.Cur, need, dirs+1, fixedFiles),
 		Hint: fmt.Sprintf("raise the limit (ulimit -n %d, or more), then apply again", need)}
 }
 
-// openFiles counts the descriptors the process has open: the entries of
-// /proc/self/fd where there is one (less the one reading it), else a probe
-// of each descriptor below the soft limit.
-func openFiles(soft uint64) int {
-	if ents, err := os.ReadDir("/proc/self/fd"); err == nil {
-		return len(ents) - 1
-	}
-	if soft > 1<<16 {
-		soft = 1 << 16
-	}
-	n := 0
-	for fd := 0; fd < int(soft); fd++ {
-		if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil {
-			n++
-		}
-	}
-	return n
-}
+// getrlimit and setrlimit read and set RLIMIT_NOFILE (tests replace them).
+var (
+	getrlimit = func(l *unix.Rlimit) error { return unix.Getrlimit(unix.RLIMIT_NOFILE, l) }
+	setrlimit = func(l *unix.Rlimit) error { return unix.Setrlimit(unix.RLIMIT_NOFILE, l) }
+)
