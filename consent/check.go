@@ -33,7 +33,7 @@ import (
 //     witnessed bytes, mode and type on disk and in the index, and each
 //     created path is still absent (StaleRevision);
 //   - the proposal commit in the object database (NotFound: pruned);
-//   - enough open files for the transaction (Io).
+//   - enough open files for the transaction (Io), asked first.
 //
 // The apply runs the same code under its locks (check), so the two can
 // only differ when the project changes between the question and the yes.
@@ -53,6 +53,11 @@ func Check(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal) error 
 // another process holds is waited for, up to gitstage.LockWait, and then
 // refused as the apply's own lock would be. It returns the index it read.
 func check(r *gitstage.Repo, wt WorkTree, rec *gitstage.Record, p *changeset.Proposal, ops []op, locked bool) (*gitindex.Index, error) {
+	// The limit on open files first: the witnesses below open the
+	// directories that the apply then holds.
+	if err := checkFiles(ops); err != nil {
+		return nil, err
+	}
 	if !locked {
 		if err := gitstage.WaitUnlocked(r.IndexPath(), r.Display(r.IndexPath()), gitstage.LockWait); err != nil {
 			return nil, err
@@ -90,9 +95,6 @@ func check(r *gitstage.Repo, wt WorkTree, rec *gitstage.Record, p *changeset.Pro
 		return nil, (&refusal.Error{Class: refusal.NotFound, Err: &cause{state: Pruned},
 			Text: fmt.Sprintf("the proposal commit %s is missing from the object database (pruned by git gc?) · nothing was applied", p.Commit),
 			Hint: "rebuild the preview"}).WithFix(refusal.Repropose, p.ID)
-	}
-	if err := checkFiles(ops); err != nil {
-		return nil, err
 	}
 	return ix, nil
 }
