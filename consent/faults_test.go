@@ -40,8 +40,8 @@ var faultFamilies = []struct {
 // whole layout is copied for each run.
 type faultLayout struct {
 	name     string
-	cwd, wt  string                            // where nika and git run, where the files are
-	setup    func(t *testing.T, top string)    // make the layout's repository, empty
+	cwd, wt  string                              // where nika and git run, where the files are
+	setup    func(t *testing.T, top string)      // make the layout's repository, empty
 	fixCopy  func(t *testing.T, from, to string) // repair absolute pointers in a copy
 	gitDirOf func(top string) string
 }

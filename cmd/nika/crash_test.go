@@ -249,7 +249,7 @@ func TestCrashAtEveryStepRecovers(t *testing.T) {
 			{"write:0", "not applied", false},
 			{"renamed:0", "not applied", true},
 			{"renamed:1", "not applied", false},
-			{"renamed:2", "not applied", true}, // b/new.nika.yaml created in a directory the apply made
+			{"renamed:2", "not applied", true},  // b/new.nika.yaml created in a directory the apply made
 			{"renamed:3", "not applied", false}, // after the last of k = 4 renames
 			{"written", "not applied", false},
 			{"index-written", "not applied", false},
