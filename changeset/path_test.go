@@ -227,3 +227,36 @@ func TestDefaultIgnorableIsUnicodes(t *testing.T) {
 		t.Errorf("%d code points, want 4,174", n)
 	}
 }
+
+// FuzzParsePath: ParsePath never panics, and a path it accepts holds no
+// component that any filesystem folds to .git or to a short name of it, no
+// invisible or control code point, no empty, "." or ".." component, and
+// quotes to a text with no raw invisible code point.
+func FuzzParsePath(f *testing.F) {
+	for _, s := range []string{"a.nika.yaml", ".git/config", ".g\u2060it/x", "git~2/x", ".nika/hook\u017f/x", "a\U000e0041b",
+		"caf\u00e9/x", "dir/../x", "a\\b", "C:/x", ".git./x", "x:y", "NIKA~1/hooks"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParsePath(s)
+		if err != nil {
+			if refusal.ClassOf(err) != refusal.Invalid && refusal.ClassOf(err) != refusal.NotAllowed {
+				t.Fatalf("%+q: class %s", s, refusal.ClassOf(err))
+			}
+			if strings.ContainsFunc(err.Error(), Invisible) {
+				t.Fatalf("%+q: the refusal holds a raw invisible code point", s)
+			}
+			return
+		}
+		for _, c := range p.Components() {
+			if c == "" || c == "." || c == ".." || FoldName(c) == ".git" || ShortNameOf(c, ".git") || ShortNameOf(c, ".nika") {
+				t.Fatalf("%+q accepted with component %+q", s, c)
+			}
+			for _, r := range c {
+				if Invisible(r) || r < 0x20 || r == 0x7f {
+					t.Fatalf("%+q accepted with %U", s, r)
+				}
+			}
+		}
+	})
+}

@@ -237,25 +237,23 @@ func (t *txn) verify() error {
 func (t *txn) journal() error {
 	j := &journal{Version: 2, ID: t.p.ID, Commit: t.p.Commit, Base: t.p.Set.Base, Branch: t.rec.Branch, Goal: t.p.Set.Goal,
 		Locks: stampLocks(t.r, append([]string{t.ilock.Path()}, t.rl.LockFiles()...))}
-	dirs := map[string]bool{}
+	seen := map[string]bool{}
 	for i := range t.ops {
 		o := &t.ops[i]
 		j.Ops = append(j.Ops, jop{Path: string(o.path), Before: sideOf(o.before), After: sideOf(o.after), Temp: o.tmp})
 		if o.after == nil {
 			continue
 		}
-		for d := dirOf(string(o.path)); d != "" && !dirs[d]; d = dirOf(d) {
+		for d := dirOf(string(o.path)); d != "" && !seen[d]; d = dirOf(d) {
+			seen[d] = true
 			info, err := t.wt.Lstat(d)
 			if err != nil {
 				return ioErr("inspect "+changeset.Quote(d), err)
 			}
 			if !info.Exists {
-				dirs[d] = true
+				j.Dirs = append(j.Dirs, d)
 			}
 		}
-	}
-	for d := range dirs {
-		j.Dirs = append(j.Dirs, d)
 	}
 	sort.Strings(j.Dirs)
 	jf, err := openJournal(t.r, j)

@@ -149,8 +149,16 @@ func (r *Repo) packedRef(name string) (plumbing.Hash, error) {
 	return plumbing.ZeroHash, sc.Err()
 }
 
+// ioRefusal words an I/O failure: what nika was doing and the system's
+// reason, without the absolute path an *fs.PathError carries (law 7: the
+// git dir may lie outside the work tree, where no door can relativize it).
 func ioRefusal(what string, err error) error {
-	return &refusal.Error{Class: refusal.Io, Text: fmt.Sprintf("could not %s: %v", what, err), Hint: "check the permissions and free space of the repository", Err: err}
+	msg := err
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		msg = pe.Err
+	}
+	return &refusal.Error{Class: refusal.Io, Text: fmt.Sprintf("could not %s: %v", what, msg), Hint: "check the permissions and free space of the repository", Err: err}
 }
 
 // ShortBranch strips refs/heads/.
