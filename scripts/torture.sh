@@ -42,6 +42,7 @@ family() { # name, package, test regexp [, layout...]
 family "crash points (SIGKILL)"   ./cmd/nika 'TestCrash|TestRecover|TestInterrupt' plain core.worktree linked_worktree
 family "I/O fault loop"           ./consent  'TestInjectedFaults' plain core.worktree linked_worktree
 family "racing writers"           ./consent  'TestAnEditor|TestGitReaders|TestConcurrent|TestTwoApplies|TestADirectorySwapped'
+family "racing writers (binary)"  ./cmd/nika 'TestADirectorySwappedForASymlinkMidApply'
 family "rollback"                 ./consent  'TestFailure|TestRollback|TestReadOnly|TestARollbackThatCannot|TestADirectoryReplaced'
 family "boundary: discovery"      ./gitstage 'TestDiscovery'
 family "boundary: check == apply" ./consent  'TestCheckAndTheLockedApply|TestStatus'

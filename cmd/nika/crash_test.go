@@ -481,50 +481,74 @@ func (zeros) Read(p []byte) (int, error) {
 // TestApplyAcrossAMountPoint mounts a tmpfs inside the work tree and
 // applies, through the built binary, a delete under it, a move out of it,
 // a move into it and an update in it, as git rm and git mv would: git
-// then agrees (fsck, status) and no temp file is left.
+// then agrees (fsck, status) and no temp file is left. Interrupted before
+// the branch moves (a SIGINT), the same apply rolls back across the mount.
 func TestApplyAcrossAMountPoint(t *testing.T) {
-	g := gittest.New(t)
-	g.Write("top.nika.yaml", "nika: top\n")
-	g.Commit("base")
-	mnt := filepath.Join(g.Dir, "mnt")
-	os.MkdirAll(mnt, 0o755)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "nika-test", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs in the work tree here (%v: %s): the mount point apply is not tested", err, strings.TrimSpace(string(out)))
+	if testing.Short() {
+		t.Skip("builds a failpoint binary; skipped with -short")
 	}
-	defer exec.Command("umount", mnt).Run()
-	g.Write("mnt/gone.nika.yaml", "nika: gone\n")
-	g.Write("mnt/out.nika.yaml", "nika: out\n")
-	g.Write("mnt/deep/u.nika.yaml", "nika: u1\n")
-	g.Write("in.nika.yaml", "nika: in\n")
-	g.Commit("files on the mount")
-	patch := filepath.Join(t.TempDir(), "p.txt")
-	os.WriteFile(patch, []byte("*** Begin Patch\n*** Delete File: mnt/gone.nika.yaml\n"+
-		"*** Update File: mnt/out.nika.yaml\n*** Move to: moved-out.nika.yaml\n@@\n-nika: out\n+nika: out2\n"+
-		"*** Update File: in.nika.yaml\n*** Move to: mnt/deep/moved-in.nika.yaml\n@@\n-nika: in\n+nika: in2\n"+
-		"*** Update File: mnt/deep/u.nika.yaml\n@@\n-nika: u1\n+nika: u2\n*** End Patch\n"), 0o644)
 	bin := failpointBinary(t)
-	out := nikaOut(t, bin, g.Dir, "propose", "--json", patch)
-	id := regexp.MustCompile(`"id": "([0-9a-f]{64})"`).FindStringSubmatch(out)[1]
-	commit := regexp.MustCompile(`"commit": "([0-9a-f]{40})"`).FindStringSubmatch(out)[1]
-	cmd := exec.Command(bin, "apply", id[:12])
-	cmd.Dir = g.Dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "PAGER=cat")
-	if tr, err := runPty(cmd, "yes", 60*time.Second); err != nil {
-		t.Fatalf("apply across a mount point: %v\n%s", err, tr)
+	for _, fp := range []string{"", "sigint@written"} {
+		t.Run("failpoint="+fp, func(t *testing.T) {
+			g := gittest.New(t)
+			g.Write("top.nika.yaml", "nika: top\n")
+			g.Commit("base")
+			mnt := filepath.Join(g.Dir, "mnt")
+			os.MkdirAll(mnt, 0o755)
+			if out, err := exec.Command("mount", "-t", "tmpfs", "nika-test", mnt).CombinedOutput(); err != nil {
+				t.Skipf("cannot mount a tmpfs in the work tree here (%v: %s): the mount point apply is not tested", err, strings.TrimSpace(string(out)))
+			}
+			defer exec.Command("umount", mnt).Run()
+			g.Write("mnt/gone.nika.yaml", "nika: gone\n")
+			g.Write("mnt/out.nika.yaml", "nika: out\n")
+			g.Write("mnt/deep/u.nika.yaml", "nika: u1\n")
+			g.Write("in.nika.yaml", "nika: in\n")
+			base := g.Commit("files on the mount")
+			patch := filepath.Join(t.TempDir(), "p.txt")
+			os.WriteFile(patch, []byte("*** Begin Patch\n*** Delete File: mnt/gone.nika.yaml\n"+
+				"*** Update File: mnt/out.nika.yaml\n*** Move to: moved-out.nika.yaml\n@@\n-nika: out\n+nika: out2\n"+
+				"*** Update File: in.nika.yaml\n*** Move to: mnt/deep/moved-in.nika.yaml\n@@\n-nika: in\n+nika: in2\n"+
+				"*** Update File: mnt/deep/u.nika.yaml\n@@\n-nika: u1\n+nika: u2\n*** End Patch\n"), 0o644)
+			out := nikaOut(t, bin, g.Dir, "propose", "--json", patch)
+			id := regexp.MustCompile(`"id": "([0-9a-f]{64})"`).FindStringSubmatch(out)[1]
+			commit := regexp.MustCompile(`"commit": "([0-9a-f]{40})"`).FindStringSubmatch(out)[1]
+			cmd := exec.Command(bin, "apply", id[:12])
+			cmd.Dir = g.Dir
+			cmd.Env = append(os.Environ(), "NO_COLOR=1", "PAGER=cat", "NIKA_FAILPOINT="+fp)
+			tr, err := runPty(cmd, "yes", 60*time.Second)
+			want := map[string]string{"mnt/gone.nika.yaml": "", "mnt/out.nika.yaml": "", "moved-out.nika.yaml": "nika: out2\n",
+				"in.nika.yaml": "", "mnt/deep/moved-in.nika.yaml": "nika: in2\n", "mnt/deep/u.nika.yaml": "nika: u2\n"}
+			head := commit
+			if fp != "" {
+				if err == nil || !strings.Contains(tr, "interrupted: the apply was rolled back; nothing was applied") {
+					t.Fatalf("the interrupted apply: %v\n%s", err, tr)
+				}
+				want = map[string]string{"mnt/gone.nika.yaml": "nika: gone\n", "mnt/out.nika.yaml": "nika: out\n", "moved-out.nika.yaml": "",
+					"in.nika.yaml": "nika: in\n", "mnt/deep/moved-in.nika.yaml": "", "mnt/deep/u.nika.yaml": "nika: u1\n"}
+				head = base
+			} else if err != nil {
+				t.Fatalf("apply across a mount point: %v\n%s", err, tr)
+			}
+			if h := g.Git("rev-parse", "HEAD"); h != head {
+				t.Fatalf("HEAD is %s, want %s", h, head)
+			}
+			for p, b := range want {
+				if got := g.Read(p); got != b {
+					t.Errorf("%s = %q, want %q", p, got, b)
+				}
+			}
+			if s := g.Git("status", "--porcelain", "--ignored"); s != "" {
+				t.Errorf("git status:\n%s", s)
+			}
+			filepath.Walk(g.Dir, func(p string, fi os.FileInfo, err error) error {
+				if err == nil && (strings.Contains(fi.Name(), ".nika-") || strings.HasSuffix(fi.Name(), ".removed")) {
+					t.Errorf("residue: %s", p)
+				}
+				return nil
+			})
+			g.Git("fsck", "--strict")
+		})
 	}
-	if h := g.Git("rev-parse", "HEAD"); h != commit {
-		t.Fatalf("HEAD is %s, not the proposal", h)
-	}
-	for p, b := range map[string]string{"mnt/gone.nika.yaml": "", "mnt/out.nika.yaml": "", "moved-out.nika.yaml": "nika: out2\n",
-		"in.nika.yaml": "", "mnt/deep/moved-in.nika.yaml": "nika: in2\n", "mnt/deep/u.nika.yaml": "nika: u2\n"} {
-		if got := g.Read(p); got != b {
-			t.Errorf("%s = %q, want %q", p, got, b)
-		}
-	}
-	if s := g.Git("status", "--porcelain", "--ignored"); s != "" {
-		t.Errorf("git status:\n%s", s)
-	}
-	g.Git("fsck", "--strict")
 }
 
 // TestLowFileLimitsRefuseAndNeverCrash applies, through the built binary
@@ -588,4 +612,96 @@ func TestLowFileLimitsRefuseAndNeverCrash(t *testing.T) {
 	if refused == 0 || !applied {
 		t.Errorf("%d limits refused, applied %v: want both", refused, applied)
 	}
+}
+
+// TestADirectorySwappedForASymlinkMidApply, through the built binary: the
+// apply pauses (pause@renamed:0) right after it swapped dir/a.nika.yaml
+// in; the test renames dir away and puts a symlink to a directory outside
+// the repository in its place, then lets the apply go on. The apply keeps
+// writing in the directory it verified, never through the link; it sees
+// that dir moved, refuses and rolls back; nothing is written outside, no
+// temp file or journal is left, HEAD does not move, and git stays whole.
+func TestADirectorySwappedForASymlinkMidApply(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a failpoint binary; skipped with -short")
+	}
+	bin := failpointBinary(t)
+	g := gittest.New(t)
+	g.Write("dir/a.nika.yaml", "nika: a1\n")
+	g.Write("dir/b.nika.yaml", "nika: b1\n")
+	g.Write("top.nika.yaml", "nika: top1\n")
+	head := g.Commit("base")
+	in := filepath.Join(t.TempDir(), "reply.md")
+	os.WriteFile(in, []byte("```yaml path=dir/a.nika.yaml\nnika: a2\n```\n```yaml path=dir/b.nika.yaml\nnika: b2\n```\n```yaml path=top.nika.yaml\nnika: top2\n```\n"), 0o644)
+	out := nikaOut(t, bin, g.Dir, "propose", "--json", in)
+	id := regexp.MustCompile(`"id": "([0-9a-f]{64})"`).FindStringSubmatch(out)[1]
+	outside := filepath.Join(t.TempDir(), "outside")
+	os.MkdirAll(outside, 0o755)
+	fpDir := t.TempDir()
+
+	cmd := exec.Command(bin, "apply", id[:12])
+	cmd.Dir = g.Dir
+	cmd.Env = append(os.Environ(), "NIKA_FAILPOINT=pause@renamed:0", "NIKA_FAILPOINT_DIR="+fpDir, "NO_COLOR=1", "PAGER=cat")
+	type result struct {
+		tr  string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		tr, err := runPty(cmd, "yes", 60*time.Second)
+		done <- result{tr, err}
+	}()
+	paused := false
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline) && !paused; time.Sleep(5 * time.Millisecond) {
+		_, err := os.Stat(filepath.Join(fpDir, "paused"))
+		paused = err == nil
+	}
+	if !paused {
+		os.WriteFile(filepath.Join(fpDir, "resume"), nil, 0o644)
+		res := <-done
+		t.Fatalf("the apply never paused at renamed:0 (%v):\n%s", res.err, res.tr)
+	}
+	if g.Read("dir/a.nika.yaml") != "nika: a2\n" || g.Read("dir/b.nika.yaml") != "nika: b1\n" {
+		t.Fatalf("paused elsewhere than right after dir/a.nika.yaml was swapped in")
+	}
+	if err := os.Rename(filepath.Join(g.Dir, "dir"), filepath.Join(g.Dir, "dir-moved")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(g.Dir, "dir")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(fpDir, "resume"), nil, 0o644)
+	res := <-done
+	if res.err == nil {
+		t.Fatalf("the apply succeeded through a swapped directory:\n%s", res.tr)
+	}
+	if code := exitOf(res.err); code != exitCode(refusal.StaleRevision) || !strings.Contains(res.tr, `the directory "dir" was moved or replaced`) {
+		t.Errorf("exit %d; want StaleRevision naming dir:\n%s", code, res.tr)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("the apply wrote through the symlink: %v", ents)
+	}
+	for p, want := range map[string]string{"dir-moved/a.nika.yaml": "nika: a1\n", "dir-moved/b.nika.yaml": "nika: b1\n", "top.nika.yaml": "nika: top1\n"} {
+		if got := g.Read(p); got != want {
+			t.Errorf("%s = %q after the rollback, want %q", p, got, want)
+		}
+	}
+	for _, d := range []string{g.Dir, outside} {
+		filepath.Walk(d, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && (strings.Contains(fi.Name(), ".nika-") || strings.HasSuffix(fi.Name(), ".removed")) {
+				t.Errorf("residue: %s", p)
+			}
+			return nil
+		})
+	}
+	if ents, _ := os.ReadDir(filepath.Join(g.Dir, ".git", "nika", "journal")); len(ents) != 0 {
+		t.Errorf("a journal was left: %v", ents)
+	}
+	if h := g.Git("rev-parse", "HEAD"); h != head {
+		t.Errorf("HEAD moved")
+	}
+	if s := g.Git("diff", "--cached", "--name-only"); s != "" {
+		t.Errorf("the index changed: %s", s)
+	}
+	g.Git("fsck", "--strict")
 }
