@@ -78,9 +78,13 @@ func checkSetFolds(changes []Change) error {
 	seen := map[string]string{} // FoldKey of a name -> the name
 	for _, p := range paths {
 		comps := strings.Split(p, "/")
-		for i := range comps {
+		key := ""
+		for i, c := range comps {
 			name := strings.Join(comps[:i+1], "/")
-			key := FoldKey(name)
+			if i > 0 {
+				key += "/"
+			}
+			key += FoldName(c)
 			if prev, ok := seen[key]; !ok {
 				seen[key] = name
 			} else if prev != name {

@@ -146,6 +146,15 @@ var folder = cases.Fold()
 // and spaces dropped. It folds more than any one filesystem does, which is
 // the safe side for a refusal.
 func FoldName(c string) string {
+	if ascii(c) {
+		// Plain ASCII: NFC is the identity and full case folding is
+		// lower case, so only those need doing (the common path, and
+		// free of allocations for a name already in lower case).
+		if strings.ContainsFunc(c, func(r rune) bool { return r >= 'A' && r <= 'Z' }) {
+			c = strings.ToLower(c)
+		}
+		return strings.TrimRight(c, ". ")
+	}
 	if i := strings.IndexByte(c, ':'); i >= 0 {
 		c = c[:i]
 	}
@@ -159,6 +168,16 @@ func FoldName(c string) string {
 	}
 	c = norm.NFC.String(folder.String(norm.NFC.String(c)))
 	return strings.TrimRight(c, ". ")
+}
+
+// ascii reports a name of ASCII bytes with no ':' (no stream suffix).
+func ascii(c string) bool {
+	for i := 0; i < len(c); i++ {
+		if c[i] >= 0x80 || c[i] == ':' {
+			return false
+		}
+	}
+	return true
 }
 
 // FoldKey is FoldName of every component of a slash path, joined by "/":
