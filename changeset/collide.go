@@ -1,10 +1,10 @@
 package changeset
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/nika-dev/nika/refusal"
-	"golang.org/x/text/unicode/norm"
 )
 
 // Folder is an optional Base that knows which paths already exist under a
@@ -17,21 +17,18 @@ type Folder interface {
 	Folds(p Path) (existing Path, ok bool)
 }
 
-// FoldKey is the key under which two names collide: Unicode NFC (so é as
-// U+00E9 and as e+U+0301 meet) and lower case. The resolver uses the same
-// key for the paths of one set.
-func FoldKey(s string) string { return strings.ToLower(norm.NFC.String(s)) }
-
-// CheckFolds refuses a set that creates a path (a create, or the
-// destination of a move) which collides under FoldKey with a different path
-// or directory that the base already has, unless the set removes that path
-// itself (a rename that only changes case). It does nothing when base is
-// not a Folder.
+// CheckFolds refuses a set whose paths collide under FoldKey (Unicode full
+// case folding and NFC, the invisible code points, trailing dots and
+// spaces and streams that FoldName drops):
+//
+//   - with each other: two paths the set writes, or a directory of one and
+//     a directory or file of another, that are different bytes but the same
+//     name under FoldKey ("a/hooks/x" and "A/hookſ/y");
+//   - with the base: a path the set creates (a create, or the destination
+//     of a move) that equals a different path or directory the base
+//     already has, unless the set removes that path itself (a rename that
+//     only changes case). This part needs a base that is a Folder.
 func CheckFolds(base Base, changes []Change) error {
-	f, ok := base.(Folder)
-	if !ok {
-		return nil
-	}
 	removed := map[string]bool{}
 	for _, c := range changes {
 		switch c.Kind {
@@ -41,6 +38,13 @@ func CheckFolds(base Base, changes []Change) error {
 			removed[string(c.From)] = true
 		}
 	}
+	if err := checkSetFolds(changes); err != nil {
+		return err
+	}
+	f, ok := base.(Folder)
+	if !ok {
+		return nil
+	}
 	for _, c := range changes {
 		if c.Kind != Create && c.Kind != Move {
 			continue
@@ -49,8 +53,44 @@ func CheckFolds(base Base, changes []Change) error {
 		if !hit || removed[string(existing)] {
 			continue
 		}
-		return refusal.New(refusal.NotAllowed, "use the existing name "+quote(string(existing))+", or pick a name that differs in more than case or accents",
-			"path %s collides with %s, which already exists: on macOS and Windows they are the same file", quote(string(c.Path)), quote(string(existing)))
+		return collision(c.Path, existing, "which already exists")
+	}
+	return nil
+}
+
+func collision(p, other Path, why string) error {
+	return refusal.New(refusal.NotAllowed, "use the existing name "+quote(string(other))+", or pick a name that differs in more than case, accents or invisible characters",
+		"path %s collides with %s, %s: on macOS and Windows they are the same file", quote(string(p)), quote(string(other)), why)
+}
+
+// checkSetFolds refuses two names that the set writes, files or the
+// directories on their way, that differ in bytes but not under FoldKey.
+// (Names the set removes meet the written ones through the base: a rename
+// that only changes case is allowed there.)
+func checkSetFolds(changes []Change) error {
+	var paths []string
+	for _, c := range changes {
+		if c.After != nil {
+			paths = append(paths, string(c.Path))
+		}
+	}
+	sort.Strings(paths)
+	seen := map[string]string{} // FoldKey of a name -> the name
+	for _, p := range paths {
+		comps := strings.Split(p, "/")
+		key := ""
+		for i, c := range comps {
+			name := strings.Join(comps[:i+1], "/")
+			if i > 0 {
+				key += "/"
+			}
+			key += FoldName(c)
+			if prev, ok := seen[key]; !ok {
+				seen[key] = name
+			} else if prev != name {
+				return collision(Path(p), Path(prev), "which the same proposal also writes")
+			}
+		}
 	}
 	return nil
 }

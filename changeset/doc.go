@@ -11,6 +11,12 @@
 // built from the Set's bytes. That is how nika keeps "preview == apply ==
 // commit" true by construction.
 //
+// Every path reaches the resolver through one rule, ParsePath, and every
+// comparison of names through FoldName: the name a case-insensitive,
+// normalizing filesystem sees (full Unicode case folding, NFC, the
+// invisible code points, NTFS's trailing dots, spaces and streams), so
+// that no spelling of .git, of the hooks or of a tracked path slips past.
+//
 // This package never touches git or writes a file. It imports no git library;
 // gitstage implements Base.
 package changeset

@@ -1,9 +1,12 @@
 package changeset
 
 import (
+	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/nika-dev/nika/refusal"
 )
@@ -42,8 +45,14 @@ func (p Path) Dir() string {
 // Components splits the path on '/'.
 func (p Path) Components() []string { return strings.Split(string(p), "/") }
 
-// ParsePath validates a path a proposal names. Every refusal is Invalid or
-// NotAllowed and quotes the path.
+// ParsePath is nika's one path rule: every door and every parser reaches
+// a path through it (changeset.Resolve calls it for each intent, the hooks
+// and the session for the paths they name). It validates a path a proposal
+// names and refuses, before anything is staged, every form that could
+// reach outside the worktree, into git's own files, or name another file
+// than it shows. Every refusal is Invalid or NotAllowed and quotes the
+// path; the comparisons under case folding (.git, and with FoldKey the
+// hooks and collisions) use FoldName, the name a folding filesystem sees.
 func ParsePath(s string) (Path, error) {
 	q := quote(s)
 	hint := "name a file relative to the repository root, like dir/file.nika.yaml"
@@ -84,14 +93,20 @@ func ParsePath(s string) (Path, error) {
 		if len(c) > MaxComponentBytes {
 			return "", refusal.New(refusal.Invalid, "use a shorter name", "path %s has a component of %d bytes, over the limit of %d", q, len(c), MaxComponentBytes)
 		}
+		// .git first: a disguise of it (an invisible character, a case
+		// fold, a trailing dot, a stream, a short name) is named as what
+		// it reaches.
 		if isGitName(c) {
 			return "", refusal.New(refusal.NotAllowed, "nika never writes git's own files", "path %s is inside .git", q)
 		}
-		if isShortNikaName(c) {
+		if ShortNameOf(c, ".nika") {
 			return "", refusal.New(refusal.NotAllowed, "rename the directory", "path %s uses %q, the Windows short name of .nika, where the hooks that judge an apply live", q, c)
 		}
-		if r, ok := invisible(c); ok {
-			return "", refusal.New(refusal.Invalid, "name the file with visible characters", "path %s contains the invisible character %U, which some filesystems drop", q, r)
+		for _, r := range c {
+			if Invisible(r) {
+				return "", refusal.New(refusal.NotAllowed, "name the file with visible characters only",
+					"path %s contains the invisible character %U, which a terminal shows as nothing and a filesystem may drop, so the name could show or act as another", q, r)
+			}
 		}
 		if last := c[len(c)-1]; last == '.' || last == ' ' {
 			return "", refusal.New(refusal.Invalid, "rename the file", "path %s has a name that ends in %q, which Windows drops, so it would name another file", q, string(last))
@@ -115,55 +130,97 @@ func MustPath(s string) Path {
 	return p
 }
 
-// isGitName reports whether a path component would be taken as ".git" by
-// git itself on some filesystem: any case, HFS+ ignorable code points, NTFS
-// trailing dots and spaces, and the 8.3 short name GIT~1.
-func isGitName(c string) bool {
-	// An NTFS stream suffix (".git::$INDEX_ALLOCATION") names the same
-	// directory on Windows.
+// folder is Unicode full case folding (CaseFolding.txt, statuses C and F:
+// "ſ" folds to "s", "ß" to "ss", "K" (Kelvin) to "k"). It is stateless
+// and safe for concurrent use.
+var folder = cases.Fold()
+
+// FoldName is the name that a case-insensitive or normalizing filesystem
+// sees for one path component, the key under which two names are the same
+// file somewhere: NTFS drops an alternate data stream suffix
+// (":stream:$TYPE") and trailing dots and spaces; HFS+ and APFS ignore
+// default-ignorable code points and compare under normalization; NTFS,
+// APFS, HFS+ and Linux casefold directories compare case-insensitively.
+// FoldName applies all of them: the stream cut, the invisible code points
+// dropped, NFC, Unicode full case folding, NFC again, and the trailing dots
+// and spaces dropped. It folds more than any one filesystem does, which is
+// the safe side for a refusal.
+func FoldName(c string) string {
+	if ascii(c) {
+		// Plain ASCII: NFC is the identity and full case folding is
+		// lower case, so only those need doing (the common path, and
+		// free of allocations for a name already in lower case).
+		if strings.ContainsFunc(c, func(r rune) bool { return r >= 'A' && r <= 'Z' }) {
+			c = strings.ToLower(c)
+		}
+		return strings.TrimRight(c, ". ")
+	}
 	if i := strings.IndexByte(c, ':'); i >= 0 {
 		c = c[:i]
 	}
-	var b strings.Builder
-	for _, r := range c {
-		if isIgnorable(r) {
-			continue
-		}
-		b.WriteRune(unicode.ToLower(r))
+	if strings.IndexFunc(c, Invisible) >= 0 {
+		c = strings.Map(func(r rune) rune {
+			if Invisible(r) {
+				return -1
+			}
+			return r
+		}, c)
 	}
-	n := strings.TrimRight(b.String(), ". ")
-	return n == ".git" || n == "git~1"
+	c = norm.NFC.String(folder.String(norm.NFC.String(c)))
+	return strings.TrimRight(c, ". ")
 }
 
-// isIgnorable lists the code points HFS+ drops when comparing names, which
-// git treats as invisible in ".git" (see git's is_hfs_dotgit).
-func isIgnorable(r rune) bool {
-	switch r {
-	case 0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e,
-		0x206a, 0x206b, 0x206c, 0x206d, 0x206e, 0x206f, 0xfeff, 0x200b:
+// ascii reports a name of ASCII bytes with no ':' (no stream suffix).
+func ascii(c string) bool {
+	for i := 0; i < len(c); i++ {
+		if c[i] >= 0x80 || c[i] == ':' {
+			return false
+		}
+	}
+	return true
+}
+
+// FoldKey is FoldName of every component of a slash path, joined by "/":
+// two paths with the same key are the same file on some filesystem.
+func FoldKey(p string) string {
+	if !strings.Contains(p, "/") {
+		return FoldName(p)
+	}
+	cs := strings.Split(p, "/")
+	for i, c := range cs {
+		cs[i] = FoldName(c)
+	}
+	return strings.Join(cs, "/")
+}
+
+// isGitName reports whether a path component would be taken as ".git" on
+// some filesystem (git's is_hfs_dotgit and is_ntfs_dotgit, widened): any
+// case fold, invisible code points, NTFS trailing dots, spaces and streams,
+// and the 8.3 short names of .git.
+func isGitName(c string) bool {
+	return FoldName(c) == ".git" || ShortNameOf(c, ".git")
+}
+
+// ShortNameOf reports whether component c (folded) is a Windows 8.3 short
+// name that the long name long may be given: the name without its dots,
+// cut to six characters, then "~N" for any N from 1 ("GIT~1", "git~12",
+// "NIKA~3"), or, after four collisions, its first two characters, four hex
+// digits of a hash and "~N" ("GI7EBA~1"). Windows picks N, and the hash,
+// when the long name is created, so any of them may name it.
+func ShortNameOf(c, long string) bool {
+	n := FoldName(c)
+	stem, num, ok := strings.Cut(n, "~")
+	if !ok || num == "" || num[0] < '1' || num[0] > '9' || strings.Trim(num, "0123456789") != "" {
+		return false
+	}
+	base := strings.ReplaceAll(FoldName(long), ".", "")
+	if len(base) > 6 {
+		base = base[:6]
+	}
+	if stem == base {
 		return true
 	}
-	return false
-}
-
-// isShortNikaName reports NIKA~1 to NIKA~9, the 8.3 names Windows may give
-// .nika: a path through one reaches .nika/hooks past the policy's check,
-// as git~1 reaches .git.
-func isShortNikaName(c string) bool {
-	n := strings.ToLower(c)
-	return len(n) == 6 && strings.HasPrefix(n, "nika~") && n[5] >= '1' && n[5] <= '9'
-}
-
-// invisible finds a code point that HFS+ ignores in names or that reorders
-// text (bidirectional controls): a name holding one can look like, or be
-// stored as, another name.
-func invisible(c string) (rune, bool) {
-	for _, r := range c {
-		if isIgnorable(r) || (r >= 0x2066 && r <= 0x2069) {
-			return r, true
-		}
-	}
-	return 0, false
+	return len(base) >= 2 && len(stem) == 6 && stem[:2] == base[:2] && strings.Trim(stem[2:], "0123456789abcdef") == ""
 }
 
 func isASCIILetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
@@ -211,9 +268,12 @@ func quote(s string) string {
 		case r == '"' || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || isIgnorable(r):
-			b.WriteString(`\u`)
-			b.WriteString(uHex(r))
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || Invisible(r):
+			if r > 0xffff {
+				fmt.Fprintf(&b, `\U%08x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
 		default:
 			b.WriteRune(r)
 		}
@@ -230,11 +290,6 @@ func quote(s string) string {
 func hex2(c byte) string {
 	const h = "0123456789abcdef"
 	return string([]byte{h[c>>4], h[c&15]})
-}
-
-func uHex(r rune) string {
-	const h = "0123456789abcdef"
-	return string([]byte{h[(r>>12)&15], h[(r>>8)&15], h[(r>>4)&15], h[r&15]})
 }
 
 // Quote renders a path for error texts.

@@ -16,15 +16,39 @@ type Policy struct {
 	Allow []string
 }
 
-// reserved are prefixes no proposal may write, however it is allowed.
-var reserved = []string{".nika/hooks"}
+// reserved are directories no proposal may write into, however it is
+// allowed, named by their components.
+var reserved = [][]string{{".nika", "hooks"}}
+
+// Reserved reports whether p is, or lies inside, a directory that no
+// proposal may touch (the hooks that judge an apply), and names it. It
+// compares under FoldName, as the filesystem will: ".NIKA/Hooks",
+// ".nika/hookſ" (U+017F folds to s), ".nika/hooks." and "NIKA~2/hooks" are
+// all the hooks directory somewhere.
+func Reserved(p Path) (string, bool) {
+	comps := p.Components()
+	for _, r := range reserved {
+		if len(comps) < len(r) {
+			continue
+		}
+		hit := true
+		for i, want := range r {
+			if FoldName(comps[i]) != FoldName(want) && !ShortNameOf(comps[i], want) {
+				hit = false
+				break
+			}
+		}
+		if hit {
+			return strings.Join(r, "/"), true
+		}
+	}
+	return "", false
+}
 
 // Check refuses p when policy forbids it.
 func (pol Policy) Check(p Path, class FileClass) error {
-	for _, r := range reserved {
-		if strings.EqualFold(string(p), r) || strings.HasPrefix(strings.ToLower(string(p)), r+"/") {
-			return refusal.New(refusal.NotAllowed, "change hooks by hand, outside any proposal", "path %s is inside %s, the hooks that judge an apply", quote(string(p)), r)
-		}
+	if r, ok := Reserved(p); ok {
+		return refusal.New(refusal.NotAllowed, "change hooks by hand, outside any proposal", "path %s is inside %s, the hooks that judge an apply", quote(string(p)), r)
 	}
 	if class.Audited() {
 		return nil

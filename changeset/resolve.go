@@ -227,6 +227,11 @@ func (r *resolver) parse(in *Intent, raw string) (Path, error) {
 func (r *resolver) register(in *Intent, p Path, raw string, twin Path) (FileClass, error) {
 	key := FoldKey(string(p))
 	if prev, dup := r.seen[key]; dup && prev.path != twin {
+		if prev.path != p {
+			// Two spellings of one name on a folding filesystem: a
+			// collision, whatever the sections meant.
+			return "", r.located(in, collision(p, prev.path, "which the same proposal also writes"))
+		}
 		return "", refusal.New(refusal.Invalid, "propose each file once", "%stwo changes name the path %s (the first at line %d)", r.where(in), quote(raw), prev.line)
 	}
 	r.seen[key] = seenPath{path: p, line: in.Line}

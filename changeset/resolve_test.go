@@ -78,7 +78,7 @@ func TestResolveFoldsSections(t *testing.T) {
 			"move a.md<-A.md y (before x)", "", "", ""},
 		{"a name that folds to another's is never a section of its change",
 			[]Intent{edit("A.md", "x", "y", 1), edit("a.MD", "x", "z", 3)},
-			"", "", refusal.Invalid, `input line 3: two changes name the path "a.MD" (the first at line 1)`},
+			"", "", refusal.NotAllowed, `input line 3: path "a.MD" collides with "A.md", which the same proposal also writes: on macOS and Windows they are the same file`},
 		{"a second whole content",
 			[]Intent{{Op: OpWrite, Path: "a.txt", Content: []byte("first"), Line: 1}, {Op: OpWrite, Path: "a.txt", Content: []byte("second"), Line: 4}},
 			"", "", refusal.Invalid, `input line 4: two changes name the path "a.txt" (the first at line 1)`},

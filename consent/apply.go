@@ -25,14 +25,19 @@ type Options struct {
 	// Sync fsyncs each file and its directory before the branch moves
 	// (git's core.fsync); off by default, as in git.
 	Sync bool
-	// Fault, when set, is called before each step of the transaction with
-	// the step's name and, for per-file steps, the file's index; a non-nil
-	// error makes that step fail. Tests use it to prove rollback.
+	// Fault, when set, is called at each step of the transaction with the
+	// step's name (locked, journaled, write with the file's index,
+	// written, index, index-written, ref) and a non-nil error makes that
+	// step fail. Tests use it to prove rollback.
 	Fault func(step string, i int) error
-	// Inject, when set, is called before each filesystem operation on the
-	// working tree and before the index and ref writes (see
-	// safefs.Root.Inject); fault-injection tests fail operations with it.
+	// Inject, when set, is called before each file operation on the
+	// working tree (see Before) and before the index and ref writes
+	// ("write index.lock", "rename index", "rename <ref>.lock");
+	// fault-injection tests fail operations with it.
 	Inject func(op, path string) error
+	// Wrap, when set, decorates the working tree the transaction sees
+	// (after Inject); racing-writer tests act through it.
+	Wrap func(WorkTree) WorkTree
 	// Interrupted, when set, is asked before each step until the branch
 	// moves; true rolls the apply back (a door sets it on SIGINT/SIGTERM).
 	Interrupted func() bool
@@ -41,252 +46,419 @@ type Options struct {
 // ErrInterrupted is the cause of an apply rolled back on a signal.
 var ErrInterrupted = errors.New("interrupted by a signal")
 
+var errExdev = unix.EXDEV
+
 // Result says what an apply did.
 type Result struct {
 	Commit string
 	Paths  []changeset.Path // every path written or removed, in order
 }
 
-// op is one filesystem step: write Path with After, or remove it.
+// op is one filesystem step: write path with after, or remove it.
 type op struct {
 	path    changeset.Path
 	before  *changeset.Side // nil: the path must be absent
 	after   *changeset.Side // nil: the path is removed
-	tmp     string          // the temp file (write) or the backup (removal)
+	tmp     string          // the temp file (write) or the backup (removal), planned
 	created []string        // directories the write made
 	done    bool            // renamed into place (write) or aside (removal)
 	swapped bool            // done by exchange: tmp holds the old bytes
+	made    bool            // tmp exists and is this transaction's
 }
 
-// Apply carries out a consented proposal: verify, write, index, ref. It
-// refuses with nothing written when HEAD, the branch or any witnessed byte
-// moved since the preview.
+// Apply carries out a consented proposal. It runs the transaction's named
+// phases, in order:
+//
+//	lock     the index, HEAD and the branch, in git commit's order
+//	verify   the read-only check (Check) again, under the locks
+//	sign     the signed twin, when git's configuration asks for signatures
+//	journal  what a later process needs to finish or undo it
+//	write    each file through a temp file and an atomic swap or rename
+//	index    the touched entries, into index.lock, renamed over the index
+//	ref      the branch moves to the commit, by compare-and-swap, with its reflog
+//	finish   the record, the old bytes and backups, the journal
+//
+// over a WorkTree that holds each directory it touches open from its
+// first operation to the end. It refuses with nothing written when HEAD,
+// the branch or any witness moved since the preview; a failure after the
+// first write rolls back this transaction's own writes (never another
+// writer's), and a crash at any point is finished or undone by Recover.
 func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Options) (*Result, error) {
-	fault := func(step string, i int) error {
-		failpoint(step, i)
-		if opt.Interrupted != nil && opt.Interrupted() {
-			return &refusal.Error{Class: refusal.Io, Err: ErrInterrupted,
-				Text: "the apply was interrupted by a signal", Hint: "run nika apply again when you want it"}
-		}
-		if opt.Fault == nil {
-			return nil
-		}
-		return opt.Fault(step, i)
+	tx, err := begin(r, rec, p, opt)
+	if err != nil {
+		return nil, err
 	}
-	root, err := safefs.Open(r.Root)
+	defer tx.close()
+	if err := tx.lock(); err != nil {
+		return nil, err
+	}
+	if err := tx.verify(); err != nil {
+		return nil, err
+	}
+	if err := tx.sign(); err != nil {
+		return nil, err
+	}
+	if err := tx.journal(); err != nil {
+		return nil, err
+	}
+	if err := tx.write(); err != nil {
+		return nil, tx.rollback(err)
+	}
+	if err := tx.index(); err != nil {
+		return nil, tx.rollback(err)
+	}
+	// The branch moves to the proposal commit itself, or to its signed twin.
+	if err := tx.ref(plumbing.NewHash(tx.p.Commit)); err != nil {
+		return nil, err
+	}
+	return tx.finish()
+}
+
+// txn is one apply's state across its phases.
+type txn struct {
+	r   *gitstage.Repo
+	rec *gitstage.Record
+	p   *changeset.Proposal
+	opt Options
+
+	root  *safefs.Root // the held working tree
+	wt    WorkTree     // root, decorated
+	git   ledger       // the index and ref writes, decorated
+	ilock *gitindex.Lock
+	rl    *gitstage.RefLock
+	ix    *gitindex.Index
+	ops   []op
+
+	j           *journal
+	jf          *os.File
+	keepJournal bool // the rollback could not finish, or residue is left: recover needs it
+	indexed     bool // the index holds this apply's entries: a rollback restores them
+	moved       bool // the branch moved: the apply is committed
+	logErr      error
+}
+
+// begin plans the transaction and opens the working tree, held.
+func begin(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Options) (*txn, error) {
+	root, err := safefs.Hold(r.Root)
 	if err != nil {
 		return nil, ioErr("open the working tree", err)
 	}
-	defer root.Close()
-	root.Inject = opt.Inject
+	tx := &txn{r: r, rec: rec, p: p, opt: opt, root: root, ops: plan(p)}
+	var wt WorkTree = root
+	if opt.Inject != nil {
+		wt = Before(wt, opt.Inject)
+	}
+	if opt.Wrap != nil {
+		wt = opt.Wrap(wt)
+	}
+	idx := map[string]int{}
+	for i, o := range tx.ops {
+		idx[string(o.path)] = i
+	}
+	tx.wt = crashPoints(wt, idx)
+	return tx, nil
+}
 
-	// 1. Locks, in git commit's order: the index, then HEAD and the branch.
-	ilock, err := gitindex.LockIndex(r.IndexPath(), gitstage.LockWait)
+// close releases whatever the transaction still holds: its locks, its
+// journal (removed unless recovery needs it), its directories.
+func (t *txn) close() {
+	if t.rl != nil {
+		t.rl.Rollback()
+	}
+	if t.ilock != nil {
+		t.ilock.Rollback()
+	}
+	if t.jf != nil {
+		if t.keepJournal {
+			t.jf.Close()
+		} else {
+			closeJournal(t.r, t.p.ID, t.jf)
+		}
+	}
+	lastDirOpens = t.root.Opens()
+	t.wt.Close()
+}
+
+// lastDirOpens is how many directories the last transaction opened, for
+// the benchmark and the test that proves each is opened once.
+var lastDirOpens int
+
+// step is the seam at each phase boundary: a crash point (failpoints
+// builds), a signal, a test's fault.
+func (t *txn) step(name string, i int) error {
+	failpoint(name, i)
+	if t.opt.Interrupted != nil && t.opt.Interrupted() {
+		return (&refusal.Error{Class: refusal.Io, Err: ErrInterrupted,
+			Text: "the apply was interrupted by a signal", Hint: "apply again when you want it"}).WithFix(refusal.ApplyAgain, t.p.ID)
+	}
+	if t.opt.Fault == nil {
+		return nil
+	}
+	return t.opt.Fault(name, i)
+}
+
+// lock takes git's locks in git commit's order: the index, then HEAD and
+// the branch HEAD is on. Which branch and commit the proposal needs is
+// verify's question, asked under these locks.
+func (t *txn) lock() error {
+	l, err := gitindex.LockIndex(t.r.IndexPath(), gitstage.LockWait)
 	if err != nil {
 		if errors.Is(err, gitindex.ErrLocked) {
-			return nil, &refusal.Error{Class: refusal.Locked, Err: err,
-				Text: ".git/index.lock exists: another git process is using the repository",
-				Hint: "wait for it to finish; if no git process is running, remove .git/index.lock"}
+			return gitstage.LockedError(t.r.Display(t.r.IndexPath()), err)
 		}
-		return nil, ioErr("lock the index", err)
+		return ioErr("lock the index", err)
 	}
-	defer ilock.Rollback()
-	base := plumbing.ZeroHash
-	if p.Set.Base != "" {
-		base = plumbing.NewHash(p.Set.Base)
-	}
-	rl, err := r.LockRef(rec.Branch, base)
+	t.ilock = l
+	h, err := t.r.ReadHead()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer rl.Rollback()
-	if err := fault("locked", 0); err != nil {
-		return nil, err
+	if t.rl, err = t.r.LockRef(h.Branch, h.Commit); err != nil {
+		return err
 	}
+	ref := t.rl.Name
+	t.git = &locks{index: t.ilock, ref: t.rl}
+	if t.opt.Inject != nil {
+		t.git = &injectedLedger{ledger: t.git, fn: t.opt.Inject, ref: ref}
+	}
+	return t.step("locked", 0)
+}
 
-	// 2. Verify every witness under the locks, before the first write.
-	ix, err := gitindex.ReadFile(r.IndexPath(), 20)
+// verify is Check's code under the locks: the branch, HEAD, every
+// witness, the index, the objects, the limit on open files.
+func (t *txn) verify() error {
+	ix, err := check(t.r, t.wt, t.rec, t.p, t.ops, true)
 	if err != nil {
-		return nil, indexErr(err)
+		return err
 	}
-	if err := r.InProgress(); err != nil {
-		return nil, err
-	}
-	for _, e := range ix.Entries {
-		if e.Stage != 0 {
-			return nil, refusal.New(refusal.Dirty, "resolve the conflict and commit first, then rebuild the preview",
-				"%s has an unresolved merge conflict · nothing was applied", changeset.Quote(e.Path))
-		}
-	}
-	ops := plan(p)
-	removed := map[string]bool{}
-	for _, o := range ops {
-		if o.after == nil {
-			removed[string(o.path)] = true
-		}
-	}
-	for i := range ops {
-		if err := verify(root, ix, &ops[i], removed); err != nil {
-			return nil, err
-		}
-	}
-	commit := plumbing.NewHash(p.Commit)
-	if !r.HasObject(commit) {
-		return nil, refusal.New(refusal.NotFound, "rebuild the preview with nika propose",
-			"the proposal commit %s is missing from the object database (pruned by git gc?) · nothing was applied", p.Commit)
-	}
-	// 2b. Sign as git commit does, after the yes and the checks under the
-	// locks, before the journal and the first write: when git's config asks
-	// for a signature, the branch moves to the proposal commit's signed twin,
-	// and the journal, reflog, record and result name the twin.
-	signed, err := r.SignedTwin(commit)
+	t.ix = ix
+	return nil
+}
+
+// sign makes the proposal commit's signed twin when git's configuration
+// asks for signed commits (law 1): the same tree, parent, author, committer
+// and message, plus a signature made after the yes and the checks under
+// the locks. It runs before the journal and the first write, so that a
+// signer that fails (no key, no agent, a wrong passphrase) leaves nothing
+// written, and the journal, the reflog, the record and the result name the
+// commit the branch moves to.
+func (t *txn) sign() error {
+	commit := plumbing.NewHash(t.p.Commit)
+	signed, err := t.r.SignedTwin(commit)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if signed != commit {
-		twin := *p
-		twin.Commit, p, commit, rec.Applied = signed.String(), &twin, signed, signed.String()
+		twin := *t.p
+		twin.Commit = signed.String()
+		t.p = &twin
+		t.rec.Applied = twin.Commit
 	}
+	return t.step("signed", 0)
+}
 
-	// 3. The journal, before the first write: enough to finish or undo.
-	j := &journal{Version: 1, ID: p.ID, Commit: p.Commit, Base: p.Set.Base, Branch: rec.Branch, Goal: p.Set.Goal,
-		Locks: stampLocks(r, append([]string{ilock.Path()}, rl.LockFiles()...))}
-	for i := range ops {
-		o := &ops[i]
-		j.Ops = append(j.Ops, jop{Path: string(o.path), Before: sideOf(o.before), After: sideOf(o.after), Temp: tempFor(p.ID, i, o)})
+// journal writes what a later process needs to finish or undo the apply,
+// before the first write.
+func (t *txn) journal() error {
+	j := &journal{Version: 2, ID: t.p.ID, Commit: t.p.Commit, Base: t.p.Set.Base, Branch: t.rec.Branch, Goal: t.p.Set.Goal,
+		Locks: stampLocks(t.r, append([]string{t.ilock.Path()}, t.rl.LockFiles()...))}
+	seen := map[string]bool{}
+	for i := range t.ops {
+		o := &t.ops[i]
+		j.Ops = append(j.Ops, jop{Path: string(o.path), Before: sideOf(o.before), After: sideOf(o.after), Temp: o.tmp})
+		if o.after == nil {
+			continue
+		}
+		for d := dirOf(string(o.path)); d != "" && !seen[d]; d = dirOf(d) {
+			seen[d] = true
+			info, err := t.wt.Lstat(d)
+			if err != nil {
+				return ioErr("inspect "+changeset.Quote(d), err)
+			}
+			if !info.Exists {
+				j.Dirs = append(j.Dirs, d)
+			}
+		}
 	}
-	jf, err := openJournal(r, j)
+	sort.Strings(j.Dirs)
+	jf, err := openJournal(t.r, j)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	tx := &txn{root: root, ops: ops, sync: opt.Sync, id: p.ID}
-	defer func() {
-		if !tx.keepJournal {
-			closeJournal(r, p.ID, jf)
-		} else {
-			jf.Close()
-		}
-	}()
-	if err := fault("journaled", 0); err != nil {
-		return nil, err
-	}
+	t.j, t.jf = j, jf
+	return t.step("journaled", 0)
+}
 
-	// 4. Write, each file through a temp file and a swap or rename in its
-	// directory.
-	for i := range ops {
-		if err := fault("write", i); err != nil {
-			return nil, tx.rollback(fmt.Errorf("write %s: %w", ops[i].path, err))
+// write puts every file in place, removals first, then checks that every
+// directory it wrote through is still where it was.
+func (t *txn) write() error {
+	for i := range t.ops {
+		if err := t.step("write", i); err != nil {
+			return fmt.Errorf("write %s: %w", t.ops[i].path, err)
 		}
-		if err := tx.do(i, &ops[i]); err != nil {
-			return nil, tx.rollback(err)
+		if err := t.do(&t.ops[i]); err != nil {
+			return err
 		}
-		failpoint("renamed", i)
 	}
-	if err := fault("written", 0); err != nil {
-		return nil, tx.rollback(err)
+	if moved := t.wt.Moved(); len(moved) > 0 {
+		var q []string
+		for _, m := range moved {
+			q = append(q, changeset.Quote(m))
+		}
+		return (&refusal.Error{Class: refusal.StaleRevision, Err: &cause{state: Edited, path: moved[0]},
+			Text: fmt.Sprintf("the project changed during the apply (the directory %s was moved or replaced) · nothing was applied", strings.Join(q, ", ")),
+			Hint: "look at what moved it, then rebuild the preview"}).WithFix(refusal.Repropose, t.p.ID)
 	}
+	return t.step("written", 0)
+}
 
-	// 5. The index: only the touched entries change.
-	for _, o := range ops {
+// index sets the touched entries, writes the index into index.lock and
+// renames it over the index. The index is renamed before the branch
+// moves. git commit does the reverse, but git reads the index before it
+// takes index.lock: a git commit that read HEAD after the branch moved
+// but the index before the rename would then write back an index that
+// lacks this apply. With the index first, such a commit read HEAD before
+// the branch moved, and its compare-and-swap fails. A rollback from here
+// on also restores the index entries.
+func (t *txn) index() error {
+	ix := t.ix
+	for _, o := range t.ops {
 		if o.after == nil {
 			ix.Remove(string(o.path))
 		}
 	}
-	for _, o := range ops {
+	for _, o := range t.ops {
 		if o.after == nil {
 			continue
 		}
-		info, err := root.Lstat(string(o.path))
+		info, err := t.wt.Lstat(string(o.path))
 		if err != nil {
-			return nil, tx.rollback(err)
+			return ioErr("inspect "+changeset.Quote(string(o.path)), err)
 		}
 		h, _ := hex.DecodeString(o.after.Blob)
 		if err := ix.Set(gitindex.Entry{Path: string(o.path), Mode: uint32(o.after.Mode), Hash: h, Stat: statOf(&info.Stat)}); err != nil {
-			return nil, tx.rollback(err)
+			return ioErr("update the index", err)
 		}
 	}
-	vouchRacy(root, ix)
+	vouchRacy(t.r.Root, ix)
 	data, err := ix.Encode()
 	if err != nil {
-		return nil, tx.rollback(err)
+		return ioErr("encode the index", err)
 	}
-	if err := fault("index", 0); err != nil {
-		return nil, tx.rollback(err)
+	if err := t.step("index", 0); err != nil {
+		return err
 	}
-	if err := inject(opt, "write", "index.lock"); err != nil {
-		return nil, tx.rollback(ioErr("write the index", err))
+	if err := t.git.WriteIndex(data); err != nil {
+		return ioErr("write the index", err)
 	}
-	if _, err := ilock.Write(data); err != nil {
-		return nil, tx.rollback(err)
+	if err := t.step("index-written", 0); err != nil {
+		return err
 	}
-	if err := fault("index-written", 0); err != nil {
-		return nil, tx.rollback(err)
-	}
-	if opt.Sync {
-		if err := ilock.Sync(); err != nil {
-			return nil, tx.rollback(err)
+	if t.opt.Sync {
+		if err := t.git.SyncIndex(); err != nil {
+			return ioErr("write the index", err)
 		}
 	}
-
-	sig, err := r.Signature("committer")
-	if err != nil {
-		return nil, tx.rollback(err)
+	if err := t.git.RenameIndex(); err != nil {
+		return ioErr("write the index", err)
 	}
-
-	// 6. The index is renamed before the branch moves. git commit does the
-	// reverse, but git reads the index before it takes index.lock: a git
-	// commit that read HEAD after the branch moved but the index before
-	// the rename would then write back an index that lacks this apply.
-	// With the index first, such a commit read HEAD before the branch
-	// moved, and its compare-and-swap fails. A rollback from here on also
-	// restores the index entries.
-	err = inject(opt, "rename", "index")
-	if err == nil {
-		err = ilock.Commit()
-	}
-	if err != nil {
-		return nil, tx.rollback(ioErr("write the index", err))
-	}
-	tx.indexed = true
-	tx.r, tx.journal = r, j
-	r.RememberIndex(data) // the next propose skips its scan of this index
+	t.indexed = true
+	t.r.RememberIndex(data) // the next propose skips its scan of this index
 	failpoint("index-renamed", 0)
+	return nil
+}
 
-	// 7. The branch moves by compare-and-swap, with its reflog entry.
-	if err := fault("ref", 0); err != nil {
-		return nil, tx.rollback(err)
+// ref moves the branch (HEAD, when detached) to the commit to, by
+// compare-and-swap under its lock, and appends the reflog entries. From
+// the move on the apply is committed: a crash is finished forward by
+// Recover, never rolled back. A commit other than the proposal's (a
+// signed twin) is recorded beside the journal first, so that recovery
+// knows it.
+func (t *txn) ref(to plumbing.Hash) error {
+	if err := t.step("ref", 0); err != nil {
+		return t.rollback(err)
 	}
-	if err := inject(opt, "rename", rl.Name+".lock"); err != nil {
-		return nil, tx.rollback(ioErr("move the branch", err))
+	sig, err := t.r.Signature("committer")
+	if err != nil {
+		return t.rollback(err)
 	}
-	if err := rl.Move(commit); err != nil {
-		return nil, tx.rollback(err)
+	if to.String() != t.p.Commit {
+		if err := recordTwin(t.r, t.p.ID, to.String()); err != nil {
+			return t.rollback(err)
+		}
 	}
-	// The branch moved: the apply is committed. From here a crash is
-	// finished forward by nika recover, never rolled back.
+	if err := t.git.MoveRef(to); err != nil {
+		return t.rollback(ioErr("move the branch", err))
+	}
+	t.moved = true
 	failpoint("ref-renamed", 0)
-	if err := rl.Log(commit, sig, fmt.Sprintf("nika: apply %s: %s", p.ID, firstLine(p.Set.Goal))); err != nil {
-		return nil, err
-	}
+	t.logErr = t.rl.Log(to, sig, fmt.Sprintf("nika: apply %s: %s", t.p.ID, firstLine(t.p.Set.Goal)))
 	failpoint("reflogged", 0)
-	rec.State, rec.Decided = gitstage.Applied, time.Now().Unix()
-	recErr := r.SaveRecord(rec)
-	if left := tx.finish(); len(left) > 0 {
-		// Applied, but our temp files could not be removed: the journal
-		// stays, so that nika recover removes them.
-		tx.keepJournal = true
-		return nil, &refusal.Error{Class: refusal.Io,
+	return nil
+}
+
+// finish records the decision, removes the old bytes and backups kept for
+// a rollback and the directories the removals emptied, then the journal.
+// Anything of its own it cannot remove keeps the journal, so that Recover
+// removes it.
+func (t *txn) finish() (*Result, error) {
+	t.rec.State, t.rec.Decided = gitstage.Applied, time.Now().Unix()
+	recErr := t.r.SaveRecord(t.rec)
+	left := t.removeTemps()
+	t.removeEmptied()
+	if len(left) > 0 {
+		t.keepJournal = true
+		return nil, (&refusal.Error{Class: refusal.Io,
 			Text: fmt.Sprintf("the proposal was applied, but nika could not remove its temp files %s", strings.Join(left, ", ")),
-			Hint: "fix the cause, then run nika recover to remove them"}
+			Hint: "fix the cause, then recover the apply to remove them"}).WithFix(refusal.Recover, t.p.ID)
 	}
 	if recErr != nil {
+		t.keepJournal = true // recovery marks the record applied
 		return nil, recErr
 	}
-	res := &Result{Commit: p.Commit}
-	for _, o := range ops {
+	if t.logErr != nil {
+		return nil, &refusal.Error{Class: refusal.Io, Err: t.logErr,
+			Text: fmt.Sprintf("the proposal was applied (the branch is at %s), but its reflog entry could not be written: %v", t.p.Commit[:12], t.logErr),
+			Hint: "check the permissions and free space of the repository"}
+	}
+	res := &Result{Commit: t.p.Commit}
+	for _, o := range t.ops {
 		res.Paths = append(res.Paths, o.path)
 	}
 	return res, nil
+}
+
+// removeTemps removes the old bytes (swapped out) and the backups of the
+// removals, once the apply is final.
+func (t *txn) removeTemps() (left []string) {
+	for i := range t.ops {
+		o := &t.ops[i]
+		if !o.made {
+			continue
+		}
+		if err := t.wt.Remove(o.tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			left = append(left, fmt.Sprintf("%s (%v)", changeset.Quote(o.tmp), unwrapErr(err)))
+			continue
+		}
+		o.made = false
+	}
+	return left
+}
+
+// removeEmptied removes the directories that the removals left empty, up
+// from each removed file, as git rm does; a directory that is not empty
+// (or is a mount point) stays.
+func (t *txn) removeEmptied() {
+	for _, o := range t.ops {
+		if o.after != nil || !o.done {
+			continue
+		}
+		for d := dirOf(string(o.path)); d != ""; d = dirOf(d) {
+			if t.wt.RemoveDir(d) != nil {
+				break
+			}
+		}
+	}
 }
 
 // vouchRacy does what git does before it smudges a racily clean entry: it
@@ -294,9 +466,20 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 // recorded stat data and content keeps its stat data; the others are
 // smudged by Encode, so git looks at them again. Only the entries written
 // in the same second as the index are read (typically the previous apply's
-// own files), so the cost follows the change.
-func vouchRacy(root *safefs.Root, ix *gitindex.Index) {
-	for _, i := range ix.Racy() {
+// own files), so the cost follows the change. It reads through a root of
+// its own, which walks each path anew: these paths are not the apply's,
+// and their directories are not held.
+func vouchRacy(dir string, ix *gitindex.Index) {
+	racy := ix.Racy()
+	if len(racy) == 0 {
+		return
+	}
+	root, err := safefs.Open(dir)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	for _, i := range racy {
 		e := &ix.Entries[i]
 		if e.Mode != uint32(changeset.ModeFile) && e.Mode != uint32(changeset.ModeExecutable) {
 			continue
@@ -313,18 +496,9 @@ func vouchRacy(root *safefs.Root, ix *gitindex.Index) {
 	}
 }
 
-func inject(opt Options, op, path string) error {
-	if opt.Inject == nil {
-		return nil
-	}
-	if err := opt.Inject(op, path); err != nil {
-		return &fs.PathError{Op: op, Path: path, Err: err}
-	}
-	return nil
-}
-
 // plan expands changes into filesystem ops: removals first (a file may give
-// way to a directory), then writes, each in path order.
+// way to a directory), then writes, each in path order, and names each
+// op's temp file or backup (see tempFor).
 func plan(p *changeset.Proposal) []op {
 	var rm, wr []op
 	for _, c := range p.Set.Changes {
@@ -340,93 +514,11 @@ func plan(p *changeset.Proposal) []op {
 	}
 	sort.Slice(rm, func(i, j int) bool { return rm[i].path < rm[j].path })
 	sort.Slice(wr, func(i, j int) bool { return wr[i].path < wr[j].path })
-	return append(rm, wr...)
-}
-
-func stale(text string) error {
-	return refusal.New(refusal.StaleRevision, "rebuild the preview with nika propose",
-		"the project changed since this preview (%s) · nothing was applied", text)
-}
-
-// verify checks one op's witness against the index and the disk. removed
-// holds the paths the plan removes, which may stand where a create goes (a
-// file replaced by a directory, or the reverse).
-func verify(root *safefs.Root, ix *gitindex.Index, o *op, removed map[string]bool) error {
-	q := changeset.Quote(string(o.path))
-	info, err := root.Lstat(string(o.path))
-	if err != nil {
-		if errors.Is(err, safefs.ErrSymlink) {
-			return refusal.New(refusal.NotAllowed, "remove the symlink, then rebuild the preview",
-				"%s now passes through a symlink · nothing was applied", q)
-		}
-		if !isNotDir(err) {
-			return ioErr("inspect "+q, err)
-		}
-		if o.before == nil && parentRemoved(o.path, removed) {
-			return nil
-		}
-		return stale(q + " has a file where its directory should be")
+	ops := append(rm, wr...)
+	for i := range ops {
+		ops[i].tmp = tempFor(p.ID, i, ops)
 	}
-	i, inIndex := ix.Find(string(o.path))
-	if o.before == nil {
-		if info.Exists && !(info.Dir && childRemoved(o.path, removed)) {
-			return stale(q + " now exists")
-		}
-		if inIndex {
-			return stale(q + " was added to the index")
-		}
-		return nil
-	}
-	if !info.Exists {
-		return stale(q + " was deleted")
-	}
-	if !info.Regular {
-		return stale(q + " is no longer a regular file")
-	}
-	if !inIndex || hex.EncodeToString(ix.Entries[i].Hash) != o.before.Blob {
-		return stale(q + " changed in the index")
-	}
-	b, err := root.ReadFile(string(o.path))
-	if err != nil {
-		return ioErr("read "+q, err)
-	}
-	if changeset.WitnessOf(b) != o.before.Witness {
-		return stale(q + " was edited")
-	}
-	return nil
-}
-
-func parentRemoved(p changeset.Path, removed map[string]bool) bool {
-	for d := p.Dir(); d != ""; d = changeset.Path(d).Dir() {
-		if removed[d] {
-			return true
-		}
-	}
-	return false
-}
-
-func childRemoved(p changeset.Path, removed map[string]bool) bool {
-	for r := range removed {
-		if strings.HasPrefix(r, string(p)+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-type txn struct {
-	root *safefs.Root
-	ops  []op
-	sync bool
-	id   string
-	// keepJournal is set when the rollback could not finish: the journal
-	// stays for nika recover.
-	keepJournal bool
-	// indexed is set once the index holds this apply's entries: a rollback
-	// then puts the before entries back (with r and journal).
-	indexed bool
-	r       *gitstage.Repo
-	journal *journal
+	return ops
 }
 
 func perm(m changeset.Mode) os.FileMode {
@@ -436,75 +528,71 @@ func perm(m changeset.Mode) os.FileMode {
 	return 0o644
 }
 
-// tempFor names op i's temp file: beside the target for a write (so the
-// swap is one rename in one directory), at the root for a removal's backup
-// (so the removed file's directory can disappear). The names derive from
-// the proposal id, so that recovery finds them from the journal.
-func tempFor(id string, i int, o *op) string {
-	if o.after == nil {
-		return fmt.Sprintf(".nika-%s-%d.removed", id[:12], i)
-	}
+// tempFor names op i's temp file, from the proposal id and i, so that
+// recovery finds it from the journal. A write's temp sits beside its
+// target, so that the swap is one rename in one directory. A removal's
+// backup sits beside the file too, on the same device, so that a mount
+// point inside the work tree is no obstacle; when the set puts a file
+// where the removed file's directory is (a directory replaced by a file),
+// the backup goes up to the nearest directory that stays.
+func tempFor(id string, i int, ops []op) string {
+	o := ops[i]
 	name := o.path.Base()
-	if len(name) > 200 {
-		name = name[:200]
+	if len(name) > 180 {
+		name = name[:180]
 	}
-	t := fmt.Sprintf(".%s.nika-%s", name, id[:12])
-	if d := o.path.Dir(); d != "" {
-		t = d + "/" + t
+	if o.after != nil {
+		return joinPath(o.path.Dir(), fmt.Sprintf(".%s.nika-%s", name, id[:12]))
 	}
-	return t
+	dir := o.path.Dir()
+	for moved := true; moved && dir != ""; {
+		moved = false
+		for _, w := range ops {
+			if w.after != nil && (dir == string(w.path) || strings.HasPrefix(dir, string(w.path)+"/")) {
+				dir, moved = w.path.Dir(), true
+				break
+			}
+		}
+	}
+	return joinPath(dir, fmt.Sprintf(".%s.nika-%s-%d.removed", name, id[:12], i))
+}
+
+func joinPath(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
 }
 
 // do carries out one op.
 //
 // An update writes the new bytes to a temp file beside the target and swaps
 // the two names atomically (renameat2 RENAME_EXCHANGE); the swapped-out
-// bytes, now under the temp name, are checked against the witness, and on a
-// mismatch (an editor wrote the file after the witness check) the names
-// are swapped back and the apply refuses. The old bytes stay under the temp
-// name until the apply is final, so a rollback is one more swap. A create
-// lands with RENAME_NOREPLACE, so it can never replace a file that appeared
-// meanwhile. A removal renames the file aside, checks what it moved, and
-// drops the directories it emptied. Where the filesystem cannot exchange,
-// the witness is re-checked under the lock just before a plain rename; the
-// window between that check and the rename is the one git itself has.
-func (t *txn) do(i int, o *op) error {
+// bytes, now under the temp name, are checked against the witness (bytes
+// and mode), and on a mismatch (an editor wrote the file after the witness
+// check) the names are swapped back and the apply refuses. The old bytes
+// stay under the temp name until the apply is final, so a rollback is one
+// more swap. A create lands with RENAME_NOREPLACE, so it can never replace
+// a file that appeared meanwhile. A removal moves the file aside (remove).
+// Where the filesystem cannot exchange, the witness is re-checked under
+// the lock just before a plain rename; the window between that check and
+// the rename is the one git itself has.
+func (t *txn) do(o *op) error {
+	if o.after == nil {
+		return t.remove(o)
+	}
 	p := string(o.path)
 	q := changeset.Quote(p)
-	o.tmp = tempFor(t.id, i, o)
-	if o.after == nil {
-		if err := t.root.RenameAcross(p, o.tmp); err != nil {
-			o.tmp = ""
-			return ioErr("remove "+q, err)
-		}
-		o.done = true
-		if b, err := t.root.ReadFile(o.tmp); err != nil || changeset.WitnessOf(b) != o.before.Witness {
-			if err := t.root.RenameAcross(o.tmp, p); err == nil {
-				o.done, o.tmp = false, ""
-			}
-			if err != nil {
-				return ioErr("check the bytes removed from "+q, err)
-			}
-			return stale(q + " was edited during the apply")
-		}
-		for dir := o.path.Dir(); dir != ""; dir = changeset.Path(dir).Dir() {
-			if t.root.RemoveDir(dir) != nil {
-				break
-			}
-		}
-		return nil
-	}
-	tmp, created, err := t.root.WriteTempNamed(p, changeset.Path(o.tmp).Base(), o.after.Bytes, perm(o.after.Mode), t.sync)
+	tmp, created, err := t.wt.WriteTemp(p, baseOf(o.tmp), o.after.Bytes, perm(o.after.Mode), t.opt.Sync)
 	o.created = created
 	if err != nil {
-		o.tmp = ""
 		return ioErr("write "+q, err)
 	}
-	o.tmp = tmp
+	o.tmp, o.made = tmp, true
 	if o.before == nil {
-		if err := t.root.RenameNoReplace(tmp, p); err != nil {
+		if err := t.wt.RenameNoReplace(tmp, p); err != nil {
 			if errors.Is(err, fs.ErrExist) {
-				return stale(q + " appeared during the apply")
+				return stale(p, "appeared during the apply", t.p.ID)
 			}
 			if !errors.Is(err, safefs.ErrNoExchange) {
 				return ioErr("write "+q, err)
@@ -512,60 +600,136 @@ func (t *txn) do(i int, o *op) error {
 			if err := t.recheck(o); err != nil {
 				return err
 			}
-			if err := t.root.Rename(tmp, p); err != nil {
+			if err := t.wt.Rename(tmp, p); err != nil {
 				return ioErr("write "+q, err)
 			}
 		}
-		o.tmp, o.done = "", true
+		o.made, o.done = false, true
 	} else {
-		err := t.root.Exchange(tmp, p)
+		err := t.wt.Exchange(tmp, p)
 		switch {
 		case err == nil:
 			o.done, o.swapped = true, true
-			if b, err := t.root.ReadFile(tmp); err != nil || changeset.WitnessOf(b) != o.before.Witness {
-				if t.root.Exchange(tmp, p) == nil {
+			if why, err := t.swappedOut(o, tmp); why != "" || err != nil {
+				if t.wt.Exchange(tmp, p) == nil {
 					o.done, o.swapped = false, false
 				}
 				if err != nil {
-					return ioErr("check the bytes replaced in "+q, err)
+					return err
 				}
-				return stale(q + " was edited during the apply")
+				return stale(p, why, t.p.ID)
 			}
 		case errors.Is(err, safefs.ErrNoExchange):
 			if err := t.recheck(o); err != nil {
 				return err
 			}
-			if err := t.root.Rename(tmp, p); err != nil {
+			if err := t.wt.Rename(tmp, p); err != nil {
 				return ioErr("write "+q, err)
 			}
-			o.tmp, o.done = "", true
+			o.made, o.done = false, true
 		default:
 			return ioErr("write "+q, err)
 		}
 	}
-	if t.sync {
-		if err := t.root.SyncDir(p); err != nil {
+	if t.opt.Sync {
+		if err := t.wt.SyncDir(p); err != nil {
 			return ioErr("sync the directory of "+q, err)
 		}
 	}
 	return nil
 }
 
+// swappedOut checks what a swap or a move aside took out of o's path:
+// the witnessed bytes, as a regular file with the witnessed mode. It says
+// what changed, or "", or the error that kept it from looking.
+func (t *txn) swappedOut(o *op, at string) (string, error) {
+	info, err := t.wt.Lstat(at)
+	if err != nil {
+		return "", ioErr("check the bytes taken out of "+changeset.Quote(string(o.path)), err)
+	}
+	if !info.Regular {
+		return "was replaced during the apply", nil
+	}
+	if t.r.Config.Bool("core.filemode", true) && diskMode(info) != o.before.Mode {
+		return fmt.Sprintf("changed mode during the apply (from %s to %s)", o.before.Mode, diskMode(info)), nil
+	}
+	b, err := t.wt.ReadFile(at)
+	if err != nil {
+		return "", ioErr("check the bytes taken out of "+changeset.Quote(string(o.path)), err)
+	}
+	if changeset.WitnessOf(b) != o.before.Witness {
+		return "was edited during the apply", nil
+	}
+	return "", nil
+}
+
+// remove moves a removed file aside to its backup (see tempFor), checks
+// what it moved, and drops the directories that must give way to a file
+// of the set. Where the rename crosses a device (EXDEV: the backup's
+// directory is on another filesystem), the file is copied to the backup
+// and then unlinked; the window between the check and the unlink is the
+// one git rm has.
+func (t *txn) remove(o *op) error {
+	p := string(o.path)
+	q := changeset.Quote(p)
+	err := t.wt.RenameNoReplace(p, o.tmp)
+	switch {
+	case err == nil:
+		o.done, o.made = true, true
+		if why, err := t.swappedOut(o, o.tmp); why != "" || err != nil {
+			if t.wt.RenameNoReplace(o.tmp, p) == nil {
+				o.done, o.made = false, false
+			}
+			if err != nil {
+				return err
+			}
+			return stale(p, why, t.p.ID)
+		}
+	case isExdev(err):
+		if why, err := t.swappedOut(o, p); err != nil {
+			return err
+		} else if why != "" {
+			return stale(p, why, t.p.ID)
+		}
+		if _, _, err := t.wt.WriteTemp(o.tmp, baseOf(o.tmp), o.before.Bytes, perm(o.before.Mode), t.opt.Sync); err != nil {
+			return ioErr("back up "+q, err)
+		}
+		o.made = true
+		if err := t.wt.Remove(p); err != nil {
+			if t.wt.Remove(o.tmp) == nil {
+				o.made = false
+			}
+			return ioErr("remove "+q, err)
+		}
+		o.done = true
+	default:
+		return ioErr("remove "+q, err)
+	}
+	for d := o.path.Dir(); d != "" && d != dirOf(o.tmp); d = dirOf(d) {
+		if t.wt.RemoveDir(d) != nil {
+			break
+		}
+	}
+	return nil
+}
+
 func (t *txn) recheck(o *op) error {
-	q := changeset.Quote(string(o.path))
-	info, err := t.root.Lstat(string(o.path))
+	p := string(o.path)
+	q := changeset.Quote(p)
+	info, err := t.wt.Lstat(p)
 	if err != nil {
 		return ioErr("inspect "+q, err)
 	}
 	if o.before == nil {
 		if info.Exists {
-			return stale(q + " appeared during the apply")
+			return stale(p, "appeared during the apply", t.p.ID)
 		}
 		return nil
 	}
-	b, err := t.root.ReadFile(string(o.path))
-	if err != nil || changeset.WitnessOf(b) != o.before.Witness {
-		return stale(q + " was edited during the apply")
+	if why, err := t.swappedOut(o, p); err != nil {
+		return err
+	} else if why != "" {
+		return stale(p, why, t.p.ID)
 	}
 	return nil
 }
@@ -573,76 +737,104 @@ func (t *txn) recheck(o *op) error {
 // rollback undoes this transaction's own writes, newest first, with renames
 // only where it can (swap back, rename back), so that it needs no new bytes
 // on a full disk. A file that no longer holds this transaction's bytes is
-// left alone and reported. When rollback itself fails, the journal stays
-// and nika recover finishes the undo.
+// left alone and reported. When the rollback cannot finish, or leaves a
+// temp file of its own, the journal stays and Recover finishes the undo.
 func (t *txn) rollback(cause error) error {
-	var kept, failed []string
+	var kept, failed, left []string
+	fail := func(p string, err error) {
+		failed = append(failed, fmt.Sprintf("%s (%v)", changeset.Quote(p), unwrapErr(err)))
+	}
+	drop := func(o *op) {
+		if !o.made {
+			return
+		}
+		if err := t.wt.Remove(o.tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			left = append(left, fmt.Sprintf("%s (%v)", changeset.Quote(o.tmp), unwrapErr(err)))
+			return
+		}
+		o.made = false
+	}
 	for i := len(t.ops) - 1; i >= 0; i-- {
 		o := &t.ops[i]
 		p := string(o.path)
 		switch {
-		case o.after != nil && !o.done:
-			if o.tmp != "" {
-				t.root.Remove(o.tmp)
-			}
-		case o.after != nil && o.done:
-			b, err := t.root.ReadFile(p)
+		case !o.done:
+			drop(o)
+		case o.after != nil:
+			b, err := t.wt.ReadFile(p)
 			if err != nil || changeset.WitnessOf(b) != o.after.Witness {
-				kept = append(kept, p)
-				if o.swapped {
-					t.root.Remove(o.tmp) // the old bytes; git has them
-				}
+				kept = append(kept, changeset.Quote(p))
+				drop(o) // the old bytes; git has them
 				break
 			}
 			switch {
 			case o.swapped:
-				if err := t.root.Exchange(o.tmp, p); err != nil {
-					failed = append(failed, p)
+				if err := t.wt.Exchange(o.tmp, p); err != nil {
+					fail(p, err)
 					break
 				}
-				t.root.Remove(o.tmp)
+				o.done, o.swapped = false, false
+				drop(o)
 			case o.before == nil:
-				if err := t.root.Remove(p); err != nil {
-					failed = append(failed, p)
+				if err := t.wt.Remove(p); err != nil {
+					fail(p, err)
+					break
 				}
+				o.done = false
 			default:
-				tmp, _, err := t.root.WriteTemp(p, o.before.Bytes, perm(o.before.Mode), t.sync)
+				tmp, _, err := t.wt.WriteTemp(p, "", o.before.Bytes, perm(o.before.Mode), t.opt.Sync)
 				if err == nil {
-					err = t.root.Rename(tmp, p)
+					if err = t.wt.Rename(tmp, p); err != nil {
+						t.wt.Remove(tmp)
+					}
 				}
 				if err != nil {
-					if tmp != "" {
-						t.root.Remove(tmp)
-					}
-					failed = append(failed, p)
+					fail(p, err)
+					break
 				}
+				o.done = false
 			}
-		case o.after == nil && o.done:
-			info, err := t.root.Lstat(p)
-			if err != nil || info.Exists {
-				kept = append(kept, p)
-				t.root.Remove(o.tmp) // the removed bytes; git has them
+		default: // a removal, moved aside or copied
+			info, err := t.wt.Lstat(p)
+			if err != nil {
+				fail(p, err)
 				break
 			}
-			if err := t.root.RenameAcross(o.tmp, p); err != nil {
-				failed = append(failed, p)
+			if info.Exists {
+				kept = append(kept, changeset.Quote(p))
+				drop(o) // the removed bytes; git has them
+				break
 			}
+			if err := t.restore(o); err != nil {
+				fail(p, err)
+				break
+			}
+			o.done = false
 		}
 		for j := len(o.created) - 1; j >= 0; j-- {
-			t.root.RemoveDir(o.created[j]) // only if empty
+			t.wt.RemoveDir(o.created[j]) // only if empty
 		}
 	}
 	if t.indexed {
-		if err := settleIndex(t.r, t.root, *t.journal, false); err != nil {
+		if err := settleIndex(t.r, t.wt, *t.j, false); err != nil {
 			failed = append(failed, "the index ("+err.Error()+")")
+		} else {
+			t.indexed = false
 		}
 	}
 	switch {
-	case len(failed) > 0:
-		t.keepJournal = true
-		return &refusal.Error{Class: refusal.RollbackIncomplete, Err: cause,
-			Text: fmt.Sprintf("the apply failed (%v), and its rollback failed too on %s", cause, strings.Join(failed, ", ")),
-			Hint: "fix the cause (free space, permissions), then run nika recover to finish the undo; the branch did not move"}
+	case len(failed) > 0 || len(left) > 0:
+		t.keepJournal = t.jf != nil
+		var what []string
+		if len(failed) > 0 {
+			what = append(what, "it could not restore "+strings.Join(failed, ", "))
+		}
+		if len(left) > 0 {
+			what = append(what, "it could not remove its temp files "+strings.Join(left, ", "))
+		}
+		return (&refusal.Error{Class: refusal.RollbackIncomplete, Err: cause,
+			Text: fmt.Sprintf("the apply failed (%v), and its rollback did not finish: %s; the branch did not move", cause, strings.Join(what, "; ")),
+			Hint: "fix the cause (free space, permissions), then recover the apply to finish the undo"}).WithFix(refusal.Recover, t.p.ID)
 	case len(kept) > 0:
 		return &refusal.Error{Class: refusal.RollbackIncomplete, Err: cause,
 			Text: fmt.Sprintf("the apply failed (%v) and was rolled back, except %s, which another writer changed meanwhile and nika left as it is", cause, strings.Join(kept, ", ")),
@@ -655,22 +847,42 @@ func (t *txn) rollback(cause error) error {
 		}
 		return ce
 	}
-	return &refusal.Error{Class: refusal.Io, Err: cause,
+	return (&refusal.Error{Class: refusal.Io, Err: cause,
 		Text: fmt.Sprintf("the apply failed: %v · it was rolled back, nothing was applied", cause),
-		Hint: "fix the cause, then run nika apply again"}
+		Hint: "fix the cause, then apply again"}).WithFix(refusal.ApplyAgain, t.p.ID)
 }
 
-// finish removes the old bytes kept for a rollback, once the apply is
-// final.
-func (t *txn) finish() (left []string) {
-	for _, o := range t.ops {
-		if o.tmp != "" && (o.swapped || o.after == nil) {
-			if err := t.root.Remove(o.tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				left = append(left, fmt.Sprintf("%s (%v)", o.tmp, unwrapErr(err)))
-			}
-		}
+// restore puts a removed file back from its backup: a rename back, or a
+// copy where the rename would cross a device.
+func (t *txn) restore(o *op) error {
+	p := string(o.path)
+	if _, err := t.wt.MkdirAll(o.path.Dir()); err != nil {
+		return err
 	}
-	return left
+	err := t.wt.RenameNoReplace(o.tmp, p)
+	if err == nil {
+		o.made = false
+		return nil
+	}
+	if !isExdev(err) {
+		return err
+	}
+	b, err := t.wt.ReadFile(o.tmp)
+	if err != nil {
+		return err
+	}
+	tmp, _, err := t.wt.WriteTemp(p, "", b, perm(o.before.Mode), t.opt.Sync)
+	if err != nil {
+		return err
+	}
+	if err := t.wt.RenameNoReplace(tmp, p); err != nil {
+		t.wt.Remove(tmp)
+		return err
+	}
+	if err := t.wt.Remove(o.tmp); err == nil {
+		o.made = false
+	}
+	return nil
 }
 
 func unwrapErr(err error) error {
@@ -694,8 +906,6 @@ func firstLine(s string) string {
 	return s
 }
 
-func isNotDir(err error) bool { return errors.Is(err, unix.ENOTDIR) }
-
 func ioErr(what string, err error) error {
 	var ce *refusal.Error
 	if errors.As(err, &ce) {
@@ -707,7 +917,5 @@ func ioErr(what string, err error) error {
 		msg = pe.Err.Error() // the path is repo-relative already in what
 	}
 	return &refusal.Error{Class: refusal.Io, Err: err, Text: fmt.Sprintf("could not %s: %s", what, msg),
-		Hint: "fix the cause (permissions, free space, a read-only filesystem), then run nika apply again"}
+		Hint: "fix the cause (permissions, free space, a read-only filesystem), then apply again"}
 }
-
-func indexErr(err error) error { return gitstage.IndexError(err) }

@@ -28,6 +28,9 @@ type journal struct {
 	Goal    string      `json:"goal"`
 	Locks   []lockStamp `json:"locks"`
 	Ops     []jop       `json:"ops"`
+	// Dirs are the directories the apply may create (version 2): an undo
+	// removes those it finds empty.
+	Dirs []string `json:"dirs,omitempty"`
 }
 
 type lockStamp struct {
@@ -47,6 +50,33 @@ type jop struct {
 	Before *jside `json:"before"`
 	After  *jside `json:"after"`
 	Temp   string `json:"temp"` // the op's temp file or removal backup
+}
+
+// recordTwin writes, beside the journal and before the branch moves to
+// it, the commit an apply moves the branch to when it is not the
+// proposal's own (a signed twin), so that recovery takes a branch at
+// either commit for "applied".
+func recordTwin(r *gitstage.Repo, id, commit string) error {
+	path := filepath.Join(journalDir(r), id+".to")
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(commit+"\n"), 0o644); err != nil {
+		os.Remove(tmp)
+		return ioErr("write the journal", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return ioErr("write the journal", err)
+	}
+	return nil
+}
+
+// twin reads what recordTwin wrote, "" when nothing.
+func twin(r *gitstage.Repo, id string) string {
+	b, err := os.ReadFile(filepath.Join(journalDir(r), id+".to"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 func journalDir(r *gitstage.Repo) string { return filepath.Join(r.NikaDir(), "journal") }
@@ -91,6 +121,7 @@ func openJournal(r *gitstage.Repo, j *journal) (*os.File, error) {
 
 // closeJournal removes the journal of a finished (or rolled back) apply.
 func closeJournal(r *gitstage.Repo, id string, f *os.File) {
+	os.Remove(filepath.Join(journalDir(r), id+".to"))
 	os.Remove(filepath.Join(journalDir(r), id+".json"))
 	f.Close()
 }

@@ -3,9 +3,12 @@ package consent
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,11 +23,23 @@ import (
 
 // Recovery is what nika recover did with one interrupted apply.
 type Recovery struct {
-	ID     string   `json:"id"`
-	State  string   `json:"state"` // "applied" or "not applied"
+	ID string `json:"id"`
+	// State is "applied", "not applied", or "incomplete": some path could
+	// not be settled yet (Attention says which and why), and the journal
+	// stays for the next recovery.
+	State  string   `json:"state"`
 	Kept   []string `json:"kept"`  // files left alone: their bytes were no one's side
 	Locks  []string `json:"locks"` // stale lock files removed
 	Commit string   `json:"commit"`
+	// Attention lists every path a human must look at, and why: files
+	// left alone, and, when State is incomplete, what could not be done.
+	Attention []Attention `json:"attention"`
+}
+
+// Attention is one path a human must look at after a recovery.
+type Attention struct {
+	Path string `json:"path"`
+	Why  string `json:"why"`
 }
 
 // Recover takes each interrupted apply to "fully applied" (when its branch
@@ -32,7 +47,10 @@ type Recovery struct {
 // the reflog are finished) or to "not applied" (the files are put back; the
 // index and the branch never moved). It never overwrites bytes that are
 // neither the transaction's before nor its after side, and it is safe to
-// run again after a crash of its own: the journal goes last.
+// run again after a crash of its own: the journal goes last. When a path
+// cannot be settled (a permission, a full disk), it settles every other,
+// keeps the journal, and refuses RollbackIncomplete naming each path and
+// its cause; the next Recover, once the cause is fixed, finishes.
 func Recover(r *gitstage.Repo) ([]Recovery, error) {
 	ids, err := Interrupted(r)
 	if err != nil {
@@ -41,10 +59,12 @@ func Recover(r *gitstage.Repo) ([]Recovery, error) {
 	var out []Recovery
 	for _, id := range ids {
 		rec, err := recoverOne(r, id)
+		if rec.ID != "" {
+			out = append(out, rec)
+		}
 		if err != nil {
 			return out, err
 		}
-		out = append(out, rec)
 	}
 	return out, nil
 }
@@ -61,10 +81,10 @@ func recoverOne(r *gitstage.Repo, id string) (Recovery, error) {
 	}
 	var j journal
 	if err := json.NewDecoder(f).Decode(&j); err != nil {
-		return Recovery{}, refusal.New(refusal.Internal, "inspect .git/nika/journal by hand", "the journal of %s is unreadable: %v", id[:12], err)
+		return Recovery{}, refusal.New(refusal.Internal, "inspect the journal in the git dir's nika/journal by hand", "the journal of %s is unreadable: %v", id[:12], err)
 	}
 	out := Recovery{ID: j.ID, Commit: j.Commit}
-	root, err := safefs.Open(r.Root)
+	root, err := safefs.Hold(r.Root)
 	if err != nil {
 		return out, ioErr("open the working tree", err)
 	}
@@ -78,25 +98,68 @@ func recoverOne(r *gitstage.Repo, id string) (Recovery, error) {
 	if err != nil {
 		return out, err
 	}
-	forward := cur.String() == j.Commit
+	tw := twin(r, j.ID)
+	forward := cur.String() == j.Commit || (tw != "" && cur.String() == tw)
+	if forward && tw != "" && cur.String() == tw {
+		out.Commit = tw
+	}
+	var failed []Attention
 	for i, o := range j.Ops {
-		kept, err := settle(r, root, o, forward)
-		if err != nil {
-			return out, err
-		}
-		if kept {
+		why, err := settle(r, root, o, forward)
+		switch {
+		case err != nil:
+			failed = append(failed, Attention{o.Path, fmt.Sprintf("nika could not put it back to the %s side: %v", side(forward), unwrapErr(err))})
+		case why != "":
 			out.Kept = append(out.Kept, o.Path)
+			out.Attention = append(out.Attention, Attention{o.Path, why})
 		}
 		failpoint("recover-settled", i)
 	}
 	// The apply's temp files and removal backups hold only its own bytes
 	// (created exclusively under names derived from the id): they go.
 	for _, o := range j.Ops {
-		if o.Temp != "" {
-			if info, err := root.Lstat(o.Temp); err == nil && info.Regular {
-				root.Remove(o.Temp)
+		if o.Temp == "" {
+			continue
+		}
+		if info, err := root.Lstat(o.Temp); err == nil && info.Regular {
+			if err := root.Remove(o.Temp); err != nil {
+				failed = append(failed, Attention{o.Temp, fmt.Sprintf("a temp file of the apply, which nika could not remove: %v", unwrapErr(err))})
 			}
 		}
+	}
+	// The directories the apply made (undo), or that its removals emptied
+	// (finish), go when empty.
+	if forward {
+		for _, o := range j.Ops {
+			if o.After != nil {
+				continue
+			}
+			for d := dirOf(o.Path); d != ""; d = dirOf(d) {
+				if root.RemoveDir(d) != nil {
+					break
+				}
+			}
+		}
+	} else {
+		dirs := append([]string(nil), j.Dirs...)
+		sort.Sort(sort.Reverse(sort.StringSlice(dirs)))
+		for _, d := range dirs {
+			root.RemoveDir(d)
+		}
+	}
+	if len(failed) > 0 {
+		// The journal stays: the next recovery, once the cause is fixed,
+		// settles what is left. The locks stay too, so that no git
+		// command writes over a half-settled tree meanwhile.
+		out.State = "incomplete"
+		out.Attention = append(out.Attention, failed...)
+		var ps []string
+		for _, a := range failed {
+			ps = append(ps, fmt.Sprintf("%s (%s)", changeset.Quote(a.Path), a.Why))
+		}
+		return out, (&refusal.Error{Class: refusal.RollbackIncomplete,
+			Text: fmt.Sprintf("the interrupted apply of %s could not be taken to %q yet: %s", id[:12], side(forward), strings.Join(ps, "; ")),
+			Hint: "fix the cause (permissions, free space), then recover again; the journal is kept"}).WithFix(refusal.Recover, id)
 	}
 	// Our stale locks go; a lock someone else took since is left alone.
 	var ilock *lockStamp
@@ -118,12 +181,15 @@ func recoverOne(r *gitstage.Repo, id string) (Recovery, error) {
 	// The index may hold either side's entries (it is renamed before the
 	// branch moves): it is set to the chosen side.
 	if err := settleIndex(r, root, j, forward); err != nil {
+		out.State = "incomplete"
+		out.Attention = append(out.Attention, Attention{"index", err.Error()})
 		return out, err
 	}
 	if forward {
-		if !r.ReflogHas(name, plumbing.NewHash(j.Commit)) {
+		to := plumbing.NewHash(out.Commit)
+		if !r.ReflogHas(name, to) {
 			if sig, err := r.Signature("committer"); err == nil {
-				r.AppendReflog(name, plumbing.NewHash(j.Base), plumbing.NewHash(j.Commit), sig,
+				r.AppendReflog(name, plumbing.NewHash(j.Base), to, sig,
 					fmt.Sprintf("nika: apply %s: %s (recovered)", j.ID, firstLine(j.Goal)))
 			}
 		}
@@ -135,69 +201,110 @@ func recoverOne(r *gitstage.Repo, id string) (Recovery, error) {
 	} else {
 		out.State = "not applied"
 	}
+	os.Remove(filepath.Join(journalDir(r), id+".to"))
 	if err := os.Remove(path); err != nil {
 		return out, ioErr("remove the journal", err)
 	}
 	return out, nil
 }
 
-// settle puts one file on the side recovery chose. It reports kept when
-// the file holds bytes that are neither side, which it never overwrites.
-func settle(r *gitstage.Repo, root *safefs.Root, o jop, forward bool) (kept bool, err error) {
+func side(forward bool) string {
+	if forward {
+		return "applied"
+	}
+	return "not applied"
+}
+
+// settle puts one file on the side recovery chose. It says why when the
+// file holds what neither side holds, which it never overwrites; an error
+// is a cause it could not get past.
+func settle(r *gitstage.Repo, root *safefs.Root, o jop, forward bool) (why string, err error) {
 	want, other := o.Before, o.After
 	if forward {
 		want, other = o.After, o.Before
 	}
 	info, err := root.Lstat(o.Path)
 	if err != nil {
-		return true, nil
+		if errors.Is(err, safefs.ErrSymlink) {
+			return "it now passes through a symlink, which nika never writes through; it left it as it is", nil
+		}
+		return "", err
 	}
 	var have string
 	if info.Exists {
 		if !info.Regular {
-			return true, nil
+			return fmt.Sprintf("it is now a %s, which neither side of the apply is; nika left it as it is", info.Kind()), nil
 		}
 		b, err := root.ReadFile(o.Path)
 		if err != nil {
-			return true, nil
+			return "", err
 		}
 		have = changeset.WitnessOf(b).String()
 	}
 	switch {
 	case want == nil && !info.Exists, want != nil && info.Exists && have == want.Witness:
-		return false, nil // already on the chosen side
+		return "", nil // already on the chosen side
 	case other == nil && info.Exists, other != nil && (!info.Exists || have != other.Witness):
-		return true, nil // someone else's bytes: leave them
+		return "it holds bytes that are neither the proposal's before nor its after: someone changed it meanwhile, and nika left it as it is", nil
 	}
 	if want == nil {
-		return false, root.Remove(o.Path)
+		return "", root.Remove(o.Path)
+	}
+	mode := modeOf(want.Mode)
+	// The apply's temp or backup may hold the wanted bytes: the old bytes
+	// of a swap, or a removed file moved aside. A rename puts them back.
+	if o.Temp != "" {
+		if ti, err := root.Lstat(o.Temp); err == nil && ti.Regular {
+			if b, err := root.ReadFile(o.Temp); err == nil && changeset.WitnessOf(b).String() == want.Witness {
+				if _, err := root.MkdirAll(dirOf(o.Path)); err != nil {
+					return "", err
+				}
+				if err := root.Rename(o.Temp, o.Path); err == nil {
+					return "", nil
+				} else if !isExdev(err) {
+					return "", err
+				}
+			}
+		}
 	}
 	data, err := r.ReadBlob(plumbing.NewHash(want.Blob))
 	if err != nil {
-		return false, err
+		return "", err
 	}
-	mode := changeset.ModeFile
-	if want.Mode == changeset.ModeExecutable.String() {
-		mode = changeset.ModeExecutable
-	}
-	tmp, _, err := root.WriteTemp(o.Path, data, perm(mode), false)
+	tmp, _, err := root.WriteTemp(o.Path, "", data, perm(mode), false)
 	if err != nil {
-		return false, ioErr("write "+changeset.Quote(o.Path), err)
+		return "", err
 	}
 	if err := root.Rename(tmp, o.Path); err != nil {
 		root.Remove(tmp)
-		return false, ioErr("write "+changeset.Quote(o.Path), err)
+		return "", err
 	}
-	return false, nil
+	return "", nil
+}
+
+func modeOf(s string) changeset.Mode {
+	if s == changeset.ModeExecutable.String() {
+		return changeset.ModeExecutable
+	}
+	return changeset.ModeFile
+}
+
+// files is what settleIndex reads of the working tree.
+type files interface {
+	Lstat(rel string) (safefs.Info, error)
+	ReadFile(rel string) ([]byte, error)
 }
 
 // settleIndex sets the index entries of the journal's paths to one side
 // (after when forward, else before), under a fresh index.lock. An entry
 // gets the file's stat data only when the file holds that side's bytes;
 // otherwise git will look at the file again.
-func settleIndex(r *gitstage.Repo, root *safefs.Root, j journal, forward bool) error {
+func settleIndex(r *gitstage.Repo, root files, j journal, forward bool) error {
 	l, err := gitindex.LockIndex(r.IndexPath(), gitstage.LockWait)
 	if err != nil {
+		if errors.Is(err, gitindex.ErrLocked) {
+			return gitstage.LockedError(r.Display(r.IndexPath()), err)
+		}
 		return ioErr("lock the index", err)
 	}
 	defer l.Rollback()
@@ -222,11 +329,7 @@ func settleIndex(r *gitstage.Repo, root *safefs.Root, j journal, forward bool) e
 			continue
 		}
 		h, _ := hex.DecodeString(want.Blob)
-		mode := uint32(changeset.ModeFile)
-		if want.Mode == changeset.ModeExecutable.String() {
-			mode = uint32(changeset.ModeExecutable)
-		}
-		e := gitindex.Entry{Path: o.Path, Mode: mode, Hash: h}
+		e := gitindex.Entry{Path: o.Path, Mode: uint32(modeOf(want.Mode)), Hash: h}
 		if info, err := root.Lstat(o.Path); err == nil && info.Regular {
 			if b, err := root.ReadFile(o.Path); err == nil && changeset.WitnessOf(b).String() == want.Witness {
 				e.Stat = statOf(&info.Stat)

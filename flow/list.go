@@ -3,21 +3,28 @@ package flow
 import (
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/gitstage"
+	"github.com/nika-dev/nika/preview"
 )
 
 // State is where a proposal stands, as a door shows it: its recorded life
-// (pending, applied, discarded) and, for a pending proposal, what the
-// project did around it since (stale: HEAD moved; pruned: git gc removed
-// its objects).
-type State string
+// (applied, discarded) and, for a pending proposal, what the read-only
+// check before asking finds (consent.Check): pending (a yes would apply
+// it), stale (HEAD moved), edited (a witnessed file changed), locked
+// (another process holds a git lock), pruned (git gc removed its objects),
+// blocked (any other refusal).
+type State = consent.State
 
 const (
-	Pending   State = "pending"
-	Applied   State = "applied"
-	Discarded State = "discarded"
-	Stale     State = "stale"
-	Pruned    State = "pruned"
+	Pending   = consent.Pending
+	Applied   = consent.Applied
+	Discarded = consent.Discarded
+	Stale     = consent.Stale
+	Edited    = consent.Edited
+	Locked    = consent.Locked
+	Pruned    = consent.Pruned
+	Blocked   = consent.Blocked
 )
 
 // Listed is one proposal of the registry with the state a door shows.
@@ -38,32 +45,32 @@ func List(repo *Repo, all bool) ([]Listed, error) {
 	if err != nil {
 		return nil, err
 	}
-	head, err := r.ReadHead()
-	if err != nil {
-		return nil, err
-	}
 	var out []Listed
 	for _, rec := range recs {
 		if rec.State != gitstage.Pending && !all {
 			continue
 		}
 		out = append(out, Listed{ID: rec.ID, Commit: rec.Commit, Base: rec.Base, Branch: rec.Branch, Goal: rec.Goal,
-			State: stateOf(r, rec, head)})
+			State: stateOf(r, rec)})
 	}
 	return out, nil
 }
 
-// stateOf derives the displayed state of a record against HEAD.
-func stateOf(r *gitstage.Repo, rec *gitstage.Record, head gitstage.Head) State {
-	switch {
-	case rec.State != gitstage.Pending:
-		return State(rec.State)
-	case IsStale(rec, head):
-		return Stale
-	case !r.HasObject(plumbing.NewHash(rec.Commit)):
-		return Pruned
+// stateOf derives the displayed state of a record from the check before
+// asking, which a pending proposal's commit is loaded for.
+func stateOf(r *gitstage.Repo, rec *gitstage.Record) State {
+	if rec.State != gitstage.Pending {
+		st, _ := consent.Status(r, rec, nil)
+		return st
 	}
-	return Pending
+	l, err := r.Load(plumbing.NewHash(rec.Commit), preview.ID)
+	if err != nil || l.Proposal.ID != rec.ID {
+		st, _ := consent.Status(r, rec, nil)
+		return st
+	}
+	l.Proposal.Set.Branch, l.Proposal.Set.Root = rec.Branch, r.Root
+	st, _ := consent.Status(r, rec, l.Proposal)
+	return st
 }
 
 // ID is the proposal's id.

@@ -38,6 +38,9 @@ func (r *Repo) Interrupted() ([]string, error) { return consent.Interrupted(r.g)
 // Recovery is what Recover did with one interrupted apply.
 type Recovery = consent.Recovery
 
+// Attention is a path a human must look at after a recovery, and why.
+type Attention = consent.Attention
+
 // Recover finishes or undoes every interrupted apply, from its journal.
 func Recover(r *Repo) ([]Recovery, error) { return consent.Recover(r.g) }
 

@@ -1,4 +1,7 @@
-// Package gitstage is nika's only door to git. It reads the base of a
+// Package gitstage is nika's only door to git. It finds the repository
+// exactly as git does (Discover: GIT_DIR, GIT_WORK_TREE, core.worktree,
+// .git files, ceilings, ownership), so that nika works in the git dir,
+// work tree and index that git would use. It reads the base of a
 // proposal (HEAD's tree, the index, the working tree), writes the proposal
 // into the object database as a commit that no ref points at, keeps the
 // registry of proposals under .git/nika/, and moves refs the way git does.

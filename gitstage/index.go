@@ -2,8 +2,6 @@ package gitstage
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -29,13 +27,9 @@ type IndexSnapshot struct {
 	sc *indexScan // the mapped file, when indexscan.go reads it (then ix is nil)
 }
 
-// IndexPath is this worktree's index file.
-func (r *Repo) IndexPath() string {
-	if p := os.Getenv("GIT_INDEX_FILE"); p != "" {
-		return p
-	}
-	return filepath.Join(r.GitDir, "index")
-}
+// IndexPath is this worktree's index file, as discovery found it
+// (GIT_INDEX_FILE, else the git dir's index).
+func (r *Repo) IndexPath() string { return r.IndexFile }
 
 // ReadIndex reads the index once: mapped and searched in place when
 // indexscan.go can (versions 2 and 3), else with nika's own codec (see

@@ -47,9 +47,40 @@ func AcquireLock(path, display string, wait time.Duration) (*Lock, error) {
 			return nil, ioRefusal("lock "+display, err)
 		}
 		if time.Now().After(deadline) {
-			return nil, &refusal.Error{Class: refusal.Locked, Err: err,
-				Text: fmt.Sprintf("%s.lock exists: another git process is using the repository", display),
-				Hint: fmt.Sprintf("wait for it to finish; if no git process is running, remove %s.lock", display)}
+			return nil, LockedError(display, err)
+		}
+		time.Sleep(delay)
+		if delay < 100*time.Millisecond {
+			delay *= 2
+		}
+	}
+}
+
+// LockedError is the refusal for a lock that another process holds:
+// display.lock exists. The apply and the read-only check before the
+// question both give it, in the same words.
+func LockedError(display string, err error) *refusal.Error {
+	return &refusal.Error{Class: refusal.Locked, Err: err,
+		Text: fmt.Sprintf("%s.lock exists: another git process is using the repository", display),
+		Hint: fmt.Sprintf("wait for it to finish; if no git process is running, remove %s.lock", display)}
+}
+
+// WaitUnlocked waits, up to wait and with AcquireLock's backoff, until no
+// path.lock exists, without taking it: the read-only check's view of a
+// lock. It refuses with LockedError as AcquireLock would.
+func WaitUnlocked(path, display string, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	delay := 5 * time.Millisecond
+	for {
+		_, err := os.Lstat(path + ".lock")
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return ioRefusal("inspect "+display+".lock", err)
+		}
+		if time.Now().After(deadline) {
+			return LockedError(display, fs.ErrExist)
 		}
 		time.Sleep(delay)
 		if delay < 100*time.Millisecond {

@@ -28,7 +28,7 @@ type RefLock struct {
 func (r *Repo) LockRef(branch string, want plumbing.Hash) (*RefLock, error) {
 	rl := &RefLock{r: r, Name: branch}
 	var err error
-	if rl.head, err = AcquireLock(filepath.Join(r.GitDir, "HEAD"), ".git/HEAD", LockWait); err != nil {
+	if rl.head, err = AcquireLock(filepath.Join(r.GitDir, "HEAD"), r.Display(filepath.Join(r.GitDir, "HEAD")), LockWait); err != nil {
 		return nil, err
 	}
 	stale := func(why string) error {
@@ -44,7 +44,7 @@ func (r *Repo) LockRef(branch string, want plumbing.Hash) (*RefLock, error) {
 		return nil, stale(HeadMoved(head, branch, want))
 	}
 	if branch != "" {
-		if rl.ref, err = AcquireLock(r.refPath(branch), ".git/"+branch, LockWait); err != nil {
+		if rl.ref, err = AcquireLock(r.refPath(branch), r.Display(r.refPath(branch)), LockWait); err != nil {
 			rl.Rollback()
 			return nil, err
 		}
@@ -227,7 +227,7 @@ func (r *Repo) appendReflog(ref, line string) error {
 // lock, read, compare with want (zero: the ref must not exist), write,
 // rename, then append the reflog entry. It never touches HEAD.
 func (r *Repo) UpdateRef(name string, want, new plumbing.Hash, sig object.Signature, msg string) error {
-	lk, err := AcquireLock(r.refPath(name), ".git/"+name, LockWait)
+	lk, err := AcquireLock(r.refPath(name), r.Display(r.refPath(name)), LockWait)
 	if err != nil {
 		return err
 	}

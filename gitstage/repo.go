@@ -11,89 +11,42 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/nika-dev/nika/refusal"
 )
 
-// Repo is an open repository with a working tree.
+// Repo is an open repository with a working tree, found as git finds it
+// (discover.go).
 type Repo struct {
-	Root      string // the working tree's root (absolute)
+	Root      string // the working tree's root (absolute, symlinks resolved)
 	GitDir    string // this worktree's git dir (HEAD, index, logs/HEAD)
 	CommonDir string // the shared git dir (objects, refs, config)
+	IndexFile string // the index: GIT_INDEX_FILE, else GitDir/index
 	Config    *Config
 	store     *filesystem.Storage
 	odb       *odb      // own object reader (odb.go), made on first use
 	odbOnce   sync.Once // guards odb
 }
 
-// Open finds the repository that contains dir, as git does: walk up to the
-// first directory holding .git (a directory, or a file naming a linked
-// worktree's git dir).
-func Open(dir string) (*Repo, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, ioRefusal("resolve the directory", err)
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	for d := abs; ; d = filepath.Dir(d) {
-		dotgit := filepath.Join(d, ".git")
-		fi, err := os.Lstat(dotgit)
-		if err == nil {
-			return openAt(d, dotgit, fi)
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	return nil, refusal.New(refusal.NotFound, "run nika inside a git repository, or create one with git init",
-		"not a git repository (or any parent up to /)")
-}
+// Open finds the repository for a process whose working directory is
+// dir, exactly as git does, under the process environment: see Discover.
+func Open(dir string) (*Repo, error) { return Discover(dir, os.LookupEnv) }
 
-func openAt(root, dotgit string, fi fs.FileInfo) (*Repo, error) {
-	gitDir := dotgit
-	if !fi.IsDir() {
-		b, err := os.ReadFile(dotgit)
-		if err != nil {
-			return nil, ioRefusal("read .git", err)
+// Display names a file of the repository for a human without an absolute
+// path: relative to the working tree when it lies inside it (".git/HEAD"),
+// else relative to the git dir as "$GIT_DIR/HEAD", or to the common git
+// dir as "$GIT_COMMON_DIR/refs/heads/main".
+func (r *Repo) Display(path string) string {
+	for _, b := range []struct{ dir, name string }{{r.Root, ""}, {r.GitDir, "$GIT_DIR"}, {r.CommonDir, "$GIT_COMMON_DIR"}} {
+		if rel, err := filepath.Rel(b.dir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			if b.name == "" {
+				return filepath.ToSlash(rel)
+			}
+			return b.name + "/" + filepath.ToSlash(rel)
 		}
-		line := strings.TrimSpace(string(b))
-		p, ok := strings.CutPrefix(line, "gitdir: ")
-		if !ok {
-			return nil, refusal.New(refusal.Unsupported, "check the .git file", ".git is a file that names no gitdir")
-		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(root, p)
-		}
-		gitDir = filepath.Clean(p)
 	}
-	common := gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		c := strings.TrimSpace(string(b))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gitDir, c)
-		}
-		common = filepath.Clean(c)
-	}
-	r := &Repo{Root: root, GitDir: gitDir, CommonDir: common}
-	r.Config = loadConfig(common)
-	if v, _ := r.Config.Get("extensions.objectformat"); strings.EqualFold(v, "sha256") {
-		return nil, refusal.New(refusal.Unsupported, "use nika in a SHA-1 repository for now",
-			"this repository uses SHA-256 object ids, which nika does not support yet")
-	}
-	if v, _ := r.Config.Get("extensions.refstorage"); v != "" && !strings.EqualFold(v, "files") {
-		return nil, refusal.New(refusal.Unsupported, "convert it with git refs migrate --ref-format=files",
-			"this repository stores refs as %s, which nika does not support", v)
-	}
-	if b, _ := r.Config.Get("core.bare"); b == "true" {
-		return nil, refusal.New(refusal.Unsupported, "run nika in a repository with a working tree", "this is a bare repository")
-	}
-	r.store = filesystem.NewStorageWithOptions(osfs.New(common), cache.NewObjectLRUDefault(), filesystem.Options{})
-	return r, nil
+	return filepath.Base(path)
 }
 
 // NikaDir is where nika keeps its registry and journals.
@@ -127,6 +80,9 @@ func (r *Repo) ReadHead() (Head, error) {
 	}
 	return Head{Commit: plumbing.NewHash(s)}, nil
 }
+
+// RefPath is where a ref lives as a loose file (see refPath).
+func (r *Repo) RefPath(name string) string { return r.refPath(name) }
 
 // refPath is where a ref lives as a loose file: per-worktree refs (HEAD and
 // refs/bisect etc.) in GitDir, the rest in CommonDir.
@@ -193,8 +149,16 @@ func (r *Repo) packedRef(name string) (plumbing.Hash, error) {
 	return plumbing.ZeroHash, sc.Err()
 }
 
+// ioRefusal words an I/O failure: what nika was doing and the system's
+// reason, without the absolute path an *fs.PathError carries (law 7: the
+// git dir may lie outside the work tree, where no door can relativize it).
 func ioRefusal(what string, err error) error {
-	return &refusal.Error{Class: refusal.Io, Text: fmt.Sprintf("could not %s: %v", what, err), Hint: "check the permissions and free space of the repository", Err: err}
+	msg := err
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		msg = pe.Err
+	}
+	return &refusal.Error{Class: refusal.Io, Text: fmt.Sprintf("could not %s: %v", what, msg), Hint: "check the permissions and free space of the repository", Err: err}
 }
 
 // ShortBranch strips refs/heads/.

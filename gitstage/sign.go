@@ -36,7 +36,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"os/user"
@@ -138,26 +137,8 @@ func (r *Repo) lastOf(def string, keys ...string) string {
 	out := def
 	for _, l := range r.Config.layers {
 		for _, k := range keys {
-			section, sub, name := splitKey(k)
-			if !l.HasSection(section) {
-				continue
-			}
-			s := l.Section(section)
-			var vals []string
-			if sub == "" {
-				vals = s.OptionAll(name)
-			} else if s.HasSubsection(sub) {
-				vals = s.Subsection(sub).OptionAll(name)
-			}
-			if len(vals) > 0 {
+			if vals := l.values(k); len(vals) > 0 {
 				out = vals[len(vals)-1]
-			}
-		}
-	}
-	for _, kv := range r.Config.env {
-		for _, k := range keys {
-			if kv[0] == strings.ToLower(k) {
-				out = kv[1]
 			}
 		}
 	}
@@ -338,7 +319,7 @@ func (s *Signer) signSSH(payload []byte) ([]byte, error) {
 	if lit, ok := literalSSHKey(key); ok {
 		f, err := os.CreateTemp("", ".git_signing_key_tmp")
 		if err != nil {
-			return nil, s.signFailed("could not create a temporary file for the public key: "+unwrapPath(err), "check TMPDIR")
+			return nil, s.signFailed("could not create a temporary file for the public key: "+unwrapPath(err).Error(), "check TMPDIR")
 		}
 		temps = append(temps, f.Name())
 		_, err = f.WriteString(lit)
@@ -346,7 +327,7 @@ func (s *Signer) signSSH(payload []byte) ([]byte, error) {
 			err = cerr
 		}
 		if err != nil {
-			return nil, s.signFailed("could not write the public key to a temporary file: "+unwrapPath(err), "check TMPDIR")
+			return nil, s.signFailed("could not write the public key to a temporary file: "+unwrapPath(err).Error(), "check TMPDIR")
 		}
 		keyFile = f.Name()
 	} else {
@@ -354,7 +335,7 @@ func (s *Signer) signSSH(payload []byte) ([]byte, error) {
 	}
 	f, err := os.CreateTemp("", ".git_signing_buffer_tmp")
 	if err != nil {
-		return nil, s.signFailed("could not create a temporary file for the commit: "+unwrapPath(err), "check TMPDIR")
+		return nil, s.signFailed("could not create a temporary file for the commit: "+unwrapPath(err).Error(), "check TMPDIR")
 	}
 	buf := f.Name()
 	temps = append(temps, buf, buf+".sig")
@@ -363,7 +344,7 @@ func (s *Signer) signSSH(payload []byte) ([]byte, error) {
 		err = cerr
 	}
 	if err != nil {
-		return nil, s.signFailed("could not write the commit to a temporary file: "+unwrapPath(err), "check TMPDIR")
+		return nil, s.signFailed("could not write the commit to a temporary file: "+unwrapPath(err).Error(), "check TMPDIR")
 	}
 	cmd := exec.Command(s.Program, "-Y", "sign", "-n", "git", "-f", keyFile, buf)
 	cmd.Dir = s.root
@@ -386,7 +367,7 @@ func (s *Signer) signSSH(payload []byte) ([]byte, error) {
 	}
 	sig, err := os.ReadFile(buf + ".sig")
 	if err != nil {
-		return nil, s.signFailed(fmt.Sprintf("%s wrote no signature: %s", clean(s.Program), unwrapPath(err)), "check that the program is ssh-keygen or one that behaves like it")
+		return nil, s.signFailed(fmt.Sprintf("%s wrote no signature: %s", clean(s.Program), unwrapPath(err).Error()), "check that the program is ssh-keygen or one that behaves like it")
 	}
 	return bytes.ReplaceAll(sig, []byte("\r\n"), []byte("\n")), nil
 }
@@ -717,7 +698,7 @@ func (r *Repo) CheckSignature(sc *SignedCommit) *SigCheck {
 	}
 	sigFile, err := os.CreateTemp("", ".git_vtag_tmp")
 	if err != nil {
-		return &SigCheck{Unchecked: "could not create a temporary file: " + unwrapPath(err)}
+		return &SigCheck{Unchecked: "could not create a temporary file: " + unwrapPath(err).Error()}
 	}
 	defer os.Remove(sigFile.Name())
 	_, err = sigFile.Write(sc.Signature)
@@ -725,7 +706,7 @@ func (r *Repo) CheckSignature(sc *SignedCommit) *SigCheck {
 		err = cerr
 	}
 	if err != nil {
-		return &SigCheck{Unchecked: "could not write a temporary file: " + unwrapPath(err)}
+		return &SigCheck{Unchecked: "could not write a temporary file: " + unwrapPath(err).Error()}
 	}
 	if sc.Format == FormatSSH {
 		return r.checkSSH(program, sigFile.Name(), sc)
@@ -1006,11 +987,3 @@ func clean(s string) string {
 }
 
 func changeQuote(s string) string { return strconv.Quote(clean(s)) }
-
-func unwrapPath(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}

@@ -90,16 +90,13 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 
 // readMax is ReadFile with a bound on the bytes.
 func (r *Root) readMax(rel string, max int64) ([]byte, error) {
-	fd, _, err := r.parent(rel, false)
+	d, _, err := r.parent(rel, false)
 	if err != nil {
 		return nil, err
 	}
-	defer unix.Close(fd)
+	defer d.close()
 	_, name := split(rel)
-	if err := r.inject("read", rel); err != nil {
-		return nil, err
-	}
-	ffd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	ffd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, pathErr("open", rel, err)
 	}
@@ -141,13 +138,13 @@ func (f *FS) Stat(name string) (fs.FileInfo, error) {
 			fi = statInfo(".", &st)
 			return nil
 		}
-		fd, _, err := r.parent(name, false)
+		d, _, err := r.parent(name, false)
 		if err != nil {
 			return err
 		}
-		defer unix.Close(fd)
+		defer d.close()
 		_, base := split(name)
-		if err := unix.Fstatat(fd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err := unix.Fstatat(d.fd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return err
 		}
 		fi = statInfo(base, &st)
@@ -177,20 +174,20 @@ func (r *Root) readDir(name string) ([]fs.DirEntry, error) {
 		}
 		dfd = fd
 	} else {
-		fd, _, err := r.parent(name, false)
+		d, _, err := r.parent(name, false)
 		if err != nil {
 			return nil, err
 		}
 		_, base := split(name)
-		dfd, err = unix.Openat(fd, base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		dfd, err = unix.Openat(d.fd, base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if errors.Is(err, unix.ENOTDIR) {
 			// O_DIRECTORY|O_NOFOLLOW on a symlink: ENOTDIR on Linux.
 			var st unix.Stat_t
-			if unix.Fstatat(fd, base, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			if unix.Fstatat(d.fd, base, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
 				err = ErrSymlink
 			}
 		}
-		unix.Close(fd)
+		d.close()
 		if err != nil {
 			return nil, pathErr("open", name, err)
 		}

@@ -8,6 +8,15 @@
 // is done relative to the parent's descriptor. A rename over a final symlink
 // replaces the link and never follows it, so temp-and-rename in the parent
 // is safe. Temp files take the same path discipline.
+//
+// A Root opened with Open walks the path again for every operation. One
+// opened with Hold (an apply transaction's) opens each directory it touches
+// once and keeps the descriptor until Close: a directory swapped for a
+// symlink after it was opened is never followed (the operations go on in
+// the directory that was opened), the temp files an apply made are removed
+// through the same descriptors whatever happened to the names, and a
+// 1,000-file apply no longer reopens every level for every operation.
+// Moved then tells which held directories are no longer at their names.
 package safefs
 
 import (
@@ -18,34 +27,22 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sort"
 	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
-// Root is an open directory that confines every operation beneath it.
+// Root is an open directory that confines every operation beneath it. It
+// is not safe for concurrent use.
 type Root struct {
-	Dir string
-	fd  int
-	// Inject, when set, is called before each filesystem operation with
-	// its name (open, mkdir, create, write, chmod, fsync, close, rename,
-	// exchange, unlink, rmdir, read) and the path; a non-nil error fails
-	// the operation. Fault-injection tests count and fail operations
-	// through it, the way SQLite's I/O error tests do.
-	Inject func(op, path string) error
+	Dir   string
+	fd    int
+	held  map[string]int // directory (relative, "" never) -> descriptor, with Hold
+	opens int            // directories opened, for tests and benchmarks
 }
 
-func (r *Root) inject(op, path string) error {
-	if r.Inject == nil {
-		return nil
-	}
-	if err := r.Inject(op, path); err != nil {
-		return &fs.PathError{Op: op, Path: path, Err: err}
-	}
-	return nil
-}
-
-// Open opens dir as a root.
+// Open opens dir as a root that walks each path anew.
 func Open(dir string) (*Root, error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -54,8 +51,31 @@ func Open(dir string) (*Root, error) {
 	return &Root{Dir: dir, fd: fd}, nil
 }
 
-// Close releases the root's descriptor.
-func (r *Root) Close() error { return unix.Close(r.fd) }
+// Hold opens dir as a root that keeps every directory it opens beneath it
+// until Close (see the package doc).
+func Hold(dir string) (*Root, error) {
+	r, err := Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	r.held = map[string]int{}
+	return r, nil
+}
+
+// Close releases the root's descriptors.
+func (r *Root) Close() error {
+	for d, fd := range r.held {
+		unix.Close(fd)
+		delete(r.held, d)
+	}
+	return unix.Close(r.fd)
+}
+
+// Opens is how many directories the root has opened beneath itself.
+func (r *Root) Opens() int { return r.opens }
+
+// Held is how many directory descriptors a held root keeps open.
+func (r *Root) Held() int { return len(r.held) }
 
 // ErrSymlink is returned when a path passes through a symlink.
 var ErrSymlink = errors.New("a component of the path is a symlink")
@@ -65,53 +85,88 @@ func split(rel string) (dirs []string, name string) {
 	return parts[:len(parts)-1], parts[len(parts)-1]
 }
 
+// dir is an open directory: its descriptor and whether the caller must
+// close it (false for a held one).
+type dir struct {
+	fd  int
+	own bool
+}
+
+func (d dir) close() {
+	if d.own {
+		unix.Close(d.fd)
+	}
+}
+
 // parent opens the directory holding rel. With create, missing directories
 // are made (0755) and listed, outermost first, in created.
-func (r *Root) parent(rel string, create bool) (fd int, created []string, err error) {
+func (r *Root) parent(rel string, create bool) (dir, []string, error) {
 	dirs, _ := split(rel)
-	fd, err = unix.Dup(r.fd)
-	if err != nil {
-		return -1, nil, err
-	}
-	for i, d := range dirs {
-		if err := r.inject("open", strings.Join(dirs[:i+1], "/")); err != nil {
-			unix.Close(fd)
-			return -1, created, err
+	return r.openDir(dirs, create)
+}
+
+// openDir opens the directory dirs (components from the root).
+func (r *Root) openDir(dirs []string, create bool) (dir, []string, error) {
+	var created []string
+	start, fd := 0, r.fd
+	if r.held != nil {
+		// Start below the deepest directory already held.
+		for i := len(dirs); i > 0; i-- {
+			if h, ok := r.held[strings.Join(dirs[:i], "/")]; ok {
+				start, fd = i, h
+				break
+			}
 		}
+		if start == len(dirs) {
+			return dir{fd: fd}, nil, nil
+		}
+	}
+	own := false // whether fd is ours to close when we move past it
+	for i := start; i < len(dirs); i++ {
+		d, name := dirs[i], strings.Join(dirs[:i+1], "/")
+		r.opens++
 		nfd, err := unix.Openat(fd, d, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if errors.Is(err, unix.ENOENT) && create {
-			if err := r.inject("mkdir", strings.Join(dirs[:i+1], "/")); err != nil {
-				unix.Close(fd)
-				return -1, created, err
-			}
 			if err = unix.Mkdirat(fd, d, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
-				unix.Close(fd)
-				return -1, created, pathErr("mkdir", strings.Join(dirs[:i+1], "/"), err)
+				if own {
+					unix.Close(fd)
+				}
+				return dir{fd: -1}, created, pathErr("mkdir", name, err)
 			}
 			if err == nil {
-				created = append(created, strings.Join(dirs[:i+1], "/"))
+				created = append(created, name)
 			}
 			nfd, err = unix.Openat(fd, d, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		}
-		unix.Close(fd)
 		if err != nil {
 			if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
 				// ENOTDIR: O_DIRECTORY on a non-directory, or a symlink
 				// with O_NOFOLLOW on some kernels.
 				var st unix.Stat_t
-				if r.lstatAt(dirs[:i+1], &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
-					return -1, created, pathErr("open", strings.Join(dirs[:i+1], "/"), ErrSymlink)
+				if unix.Fstatat(fd, d, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+					err = ErrSymlink
 				}
 			}
-			return -1, created, pathErr("open", strings.Join(dirs[:i+1], "/"), err)
+			if own {
+				unix.Close(fd)
+			}
+			return dir{fd: -1}, created, pathErr("open", name, err)
+		}
+		if own {
+			unix.Close(fd)
 		}
 		fd = nfd
+		if r.held != nil {
+			r.held[name] = nfd
+		} else {
+			own = true
+		}
 	}
-	return fd, created, nil
-}
-
-func (r *Root) lstatAt(comps []string, st *unix.Stat_t) error {
-	return unix.Fstatat(r.fd, strings.Join(comps, "/"), st, unix.AT_SYMLINK_NOFOLLOW)
+	if !own && r.held == nil {
+		// No component: the root itself, shared.
+		return dir{fd: r.fd}, created, nil
+	}
+	return dir{fd: fd, own: own}, created, nil
 }
 
 func pathErr(op, p string, err error) error {
@@ -127,23 +182,39 @@ type Info struct {
 	Regular bool
 	Dir     bool
 	Symlink bool
-	Mode    os.FileMode
+	Mode    os.FileMode // the permission bits
 	Stat    unix.Stat_t
+}
+
+// Kind names the type of what Info found: "file", "directory", "symlink",
+// "other" (a FIFO, a socket, a device), or "nothing".
+func (i Info) Kind() string {
+	switch {
+	case !i.Exists:
+		return "nothing"
+	case i.Regular:
+		return "file"
+	case i.Dir:
+		return "directory"
+	case i.Symlink:
+		return "symlink"
+	}
+	return "other"
 }
 
 // Lstat inspects rel without following any symlink on the way.
 func (r *Root) Lstat(rel string) (Info, error) {
-	fd, _, err := r.parent(rel, false)
+	d, _, err := r.parent(rel, false)
 	if err != nil {
 		if errors.Is(err, unix.ENOENT) {
 			return Info{}, nil
 		}
 		return Info{}, err
 	}
-	defer unix.Close(fd)
+	defer d.close()
 	_, name := split(rel)
 	var st unix.Stat_t
-	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	if err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		if errors.Is(err, unix.ENOENT) {
 			return Info{}, nil
 		}
@@ -155,16 +226,13 @@ func (r *Root) Lstat(rel string) (Info, error) {
 
 // ReadFile reads a regular file at rel, refusing symlinks anywhere.
 func (r *Root) ReadFile(rel string) ([]byte, error) {
-	fd, _, err := r.parent(rel, false)
+	d, _, err := r.parent(rel, false)
 	if err != nil {
 		return nil, err
 	}
-	defer unix.Close(fd)
+	defer d.close()
 	_, name := split(rel)
-	if err := r.inject("read", rel); err != nil {
-		return nil, err
-	}
-	ffd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	ffd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, pathErr("open", rel, err)
 	}
@@ -180,31 +248,22 @@ func (r *Root) ReadFile(rel string) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-// WriteTemp writes data to a new temp file beside rel (same directory, so a
-// rename is atomic), with mode perm exactly (umask does not apply). It
-// returns the temp file's path relative to the root and the directories it
-// had to create.
-func (r *Root) WriteTemp(rel string, data []byte, perm os.FileMode, sync bool) (tmp string, created []string, err error) {
-	return r.WriteTempNamed(rel, "", data, perm, sync)
-}
-
-// WriteTempNamed is WriteTemp with the temp file's name chosen by the
-// caller (in rel's directory), so that recovery can find it; "" picks a
-// random one. An existing file of that name is refused.
-func (r *Root) WriteTempNamed(rel, tname string, data []byte, perm os.FileMode, sync bool) (tmp string, created []string, err error) {
-	fd, created, err := r.parent(rel, true)
+// WriteTemp writes data to a new file named tname in rel's directory (so
+// that a rename is atomic), or a random name when tname is "", with mode
+// perm exactly (umask does not apply). An existing file of that name is
+// refused. It returns the temp file's path relative to the root and the
+// directories it had to create.
+func (r *Root) WriteTemp(rel, tname string, data []byte, perm os.FileMode, sync bool) (tmp string, created []string, err error) {
+	d, created, err := r.parent(rel, true)
 	if err != nil {
 		return "", created, err
 	}
-	defer unix.Close(fd)
+	defer d.close()
 	dirs, name := split(rel)
 	if tname == "" {
 		tname = tempName(name)
 	}
-	if err := r.inject("create", rel); err != nil {
-		return "", created, err
-	}
-	ffd, err := unix.Openat(fd, tname, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	ffd, err := unix.Openat(d.fd, tname, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return "", created, pathErr("create", rel, err)
 	}
@@ -212,34 +271,22 @@ func (r *Root) WriteTempNamed(rel, tname string, data []byte, perm os.FileMode, 
 	tmp = strings.Join(append(append([]string{}, dirs...), tname), "/")
 	fail := func(op string, err error) (string, []string, error) {
 		f.Close()
-		unix.Unlinkat(fd, tname, 0)
-		return "", created, pathErr(op, rel, err)
-	}
-	if err := r.inject("write", rel); err != nil {
-		return fail("write", unwrap(err))
+		unix.Unlinkat(d.fd, tname, 0)
+		return "", created, pathErr(op, rel, unwrap(err))
 	}
 	if _, err := f.Write(data); err != nil {
-		return fail("write", unwrap(err))
-	}
-	if err := r.inject("chmod", rel); err != nil {
-		return fail("chmod", unwrap(err))
+		return fail("write", err)
 	}
 	if err := f.Chmod(perm); err != nil {
-		return fail("chmod", unwrap(err))
+		return fail("chmod", err)
 	}
 	if sync {
-		if err := r.inject("fsync", rel); err != nil {
-			return fail("fsync", unwrap(err))
-		}
 		if err := f.Sync(); err != nil {
-			return fail("fsync", unwrap(err))
+			return fail("fsync", err)
 		}
-	}
-	if err := r.inject("close", rel); err != nil {
-		return fail("close", unwrap(err))
 	}
 	if err := f.Close(); err != nil {
-		unix.Unlinkat(fd, tname, 0)
+		unix.Unlinkat(d.fd, tname, 0)
 		return "", created, pathErr("close", rel, unwrap(err))
 	}
 	return tmp, created, nil
@@ -263,59 +310,62 @@ func tempName(name string) string {
 	return fmt.Sprintf(".%s.nika-%s", n, hex.EncodeToString(b[:]))
 }
 
-// Rename renames from to to; both must be in the same directory.
-func (r *Root) Rename(from, to string) error {
-	fd, _, err := r.parent(to, false)
+// MkdirAll makes the directory dir and its missing parents (0755), and
+// lists the ones it made, outermost first.
+func (r *Root) MkdirAll(dirPath string) ([]string, error) {
+	if dirPath == "" {
+		return nil, nil
+	}
+	d, created, err := r.openDir(strings.Split(dirPath, "/"), true)
 	if err != nil {
-		return err
+		return created, err
 	}
-	defer unix.Close(fd)
-	fdirs, fname := split(from)
-	tdirs, tname := split(to)
-	if strings.Join(fdirs, "/") != strings.Join(tdirs, "/") {
-		return &fs.PathError{Op: "rename", Path: from, Err: errors.New("not in the same directory")}
-	}
-	if err := r.inject("rename", to); err != nil {
-		return err
-	}
-	if err := unix.Renameat(fd, fname, fd, tname); err != nil {
-		return pathErr("rename", to, err)
-	}
-	return nil
+	d.close()
+	return created, nil
 }
 
-// ErrNoExchange is returned by Exchange where the filesystem or kernel
-// cannot swap two names atomically.
+// Rename renames from to to, replacing to (renameat).
+func (r *Root) Rename(from, to string) error {
+	return r.rename2(from, to, 0, "rename")
+}
+
+// ErrNoExchange is returned by Exchange and RenameNoReplace where the
+// filesystem or kernel cannot swap two names atomically or rename without
+// replacing.
 var ErrNoExchange = errors.New("atomic exchange is not supported here")
 
-// Exchange swaps a and b (same directory) atomically with
-// renameat2(RENAME_EXCHANGE): each name then holds what the other held.
+// Exchange swaps a and b atomically with renameat2(RENAME_EXCHANGE): each
+// name then holds what the other held.
 func (r *Root) Exchange(a, b string) error {
 	return r.rename2(a, b, unix.RENAME_EXCHANGE, "exchange")
 }
 
-// RenameNoReplace renames from to to (same directory), failing with
-// fs.ErrExist if to exists, atomically (renameat2(RENAME_NOREPLACE)).
+// RenameNoReplace renames from to to, failing with fs.ErrExist if to
+// exists, atomically (renameat2(RENAME_NOREPLACE)).
 func (r *Root) RenameNoReplace(from, to string) error {
 	return r.rename2(from, to, unix.RENAME_NOREPLACE, "rename")
 }
 
 func (r *Root) rename2(a, b string, flags uint, op string) error {
-	fd, _, err := r.parent(b, false)
+	ad, _, err := r.parent(a, false)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
-	adirs, aname := split(a)
-	bdirs, bname := split(b)
-	if strings.Join(adirs, "/") != strings.Join(bdirs, "/") {
-		return &fs.PathError{Op: op, Path: a, Err: errors.New("not in the same directory")}
-	}
-	if err := r.inject(op, b); err != nil {
+	defer ad.close()
+	bd, _, err := r.parent(b, false)
+	if err != nil {
 		return err
 	}
-	if err := unix.Renameat2(fd, aname, fd, bname, flags); err != nil {
-		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP) {
+	defer bd.close()
+	_, aname := split(a)
+	_, bname := split(b)
+	if flags == 0 {
+		err = unix.Renameat(ad.fd, aname, bd.fd, bname)
+	} else {
+		err = unix.Renameat2(ad.fd, aname, bd.fd, bname, flags)
+	}
+	if err != nil {
+		if flags != 0 && (errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP)) {
 			return &fs.PathError{Op: op, Path: b, Err: ErrNoExchange}
 		}
 		return pathErr(op, b, err)
@@ -323,60 +373,39 @@ func (r *Root) rename2(a, b string, flags uint, op string) error {
 	return nil
 }
 
-// RenameAcross renames from to to in another directory of the root (the
-// same filesystem), making to's missing directories.
-func (r *Root) RenameAcross(from, to string) error {
-	ffd, _, err := r.parent(from, false)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(ffd)
-	tfd, _, err := r.parent(to, true)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(tfd)
-	_, fname := split(from)
-	_, tname := split(to)
-	if err := r.inject("rename", to); err != nil {
-		return err
-	}
-	if err := unix.Renameat2(ffd, fname, tfd, tname, unix.RENAME_NOREPLACE); err != nil {
-		return pathErr("rename", to, err)
-	}
-	return nil
-}
-
 // Remove unlinks a file at rel.
 func (r *Root) Remove(rel string) error {
-	fd, _, err := r.parent(rel, false)
+	d, _, err := r.parent(rel, false)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
+	defer d.close()
 	_, name := split(rel)
-	if err := r.inject("unlink", rel); err != nil {
-		return err
-	}
-	if err := unix.Unlinkat(fd, name, 0); err != nil {
+	if err := unix.Unlinkat(d.fd, name, 0); err != nil {
 		return pathErr("remove", rel, err)
 	}
 	return nil
 }
 
-// RemoveDir removes an empty directory at rel.
+// RemoveDir removes an empty directory at rel. A held root lets go of the
+// directory's descriptor.
 func (r *Root) RemoveDir(rel string) error {
-	fd, _, err := r.parent(rel, false)
+	d, _, err := r.parent(rel, false)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
+	defer d.close()
 	_, name := split(rel)
-	if err := r.inject("rmdir", rel); err != nil {
-		return err
-	}
-	if err := unix.Unlinkat(fd, name, unix.AT_REMOVEDIR); err != nil {
+	if err := unix.Unlinkat(d.fd, name, unix.AT_REMOVEDIR); err != nil {
 		return pathErr("rmdir", rel, err)
+	}
+	if r.held != nil {
+		for k, fd := range r.held {
+			if k == rel || strings.HasPrefix(k, rel+"/") {
+				unix.Close(fd)
+				delete(r.held, k)
+			}
+		}
 	}
 	return nil
 }
@@ -384,18 +413,42 @@ func (r *Root) RemoveDir(rel string) error {
 // SyncDir fsyncs the directory holding rel, so a rename in it survives a
 // crash.
 func (r *Root) SyncDir(rel string) error {
-	fd, _, err := r.parent(rel, false)
+	d, _, err := r.parent(rel, false)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
-	if err := r.inject("fsync", rel); err != nil {
-		return err
-	}
-	if err := unix.Fsync(fd); err != nil {
+	defer d.close()
+	if err := unix.Fsync(d.fd); err != nil {
 		return pathErr("fsync", rel, err)
 	}
 	return nil
+}
+
+// Moved lists the held directories that are no longer at their names: the
+// name is gone, or names another directory, a symlink or a file. An apply
+// asks before it commits, since its writes went into the directories it
+// opened, wherever they are now.
+func (r *Root) Moved() []string {
+	var out []string
+	for name, fd := range r.held {
+		dirs, base := split(name)
+		pfd := r.fd
+		if len(dirs) > 0 {
+			h, ok := r.held[strings.Join(dirs, "/")]
+			if !ok {
+				out = append(out, name)
+				continue
+			}
+			pfd = h
+		}
+		var want, got unix.Stat_t
+		if unix.Fstat(fd, &want) != nil || unix.Fstatat(pfd, base, &got, unix.AT_SYMLINK_NOFOLLOW) != nil ||
+			got.Dev != want.Dev || got.Ino != want.Ino {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // TempSibling names a fresh temp path in the same directory as rel.

@@ -35,7 +35,7 @@ func TestSymlinksOnThePathAreRefused(t *testing.T) {
 		if _, err := r.ReadFile(p); !errors.Is(err, ErrSymlink) {
 			t.Errorf("ReadFile(%s) = %v, want ErrSymlink", p, err)
 		}
-		if _, _, err := r.WriteTemp(p, []byte("x"), 0o644, false); !errors.Is(err, ErrSymlink) {
+		if _, _, err := r.WriteTemp(p, "", []byte("x"), 0o644, false); !errors.Is(err, ErrSymlink) {
 			t.Errorf("WriteTemp(%s) = %v, want ErrSymlink", p, err)
 		}
 		if _, err := r.Lstat(p); !errors.Is(err, ErrSymlink) {
@@ -58,7 +58,7 @@ func TestAFinalSymlinkIsReplacedNeverFollowed(t *testing.T) {
 	if _, err := r.ReadFile("final"); err == nil {
 		t.Error("ReadFile followed a final symlink")
 	}
-	tmp, _, err := r.WriteTemp("final", []byte("new\n"), 0o644, false)
+	tmp, _, err := r.WriteTemp("final", "", []byte("new\n"), 0o644, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestAFinalSymlinkIsReplacedNeverFollowed(t *testing.T) {
 // directories, listing them so a rollback can remove them.
 func TestWriteTempModeAndDirectories(t *testing.T) {
 	dir, r := tree(t)
-	tmp, created, err := r.WriteTemp("a/b/x.sh", []byte("#!/bin/sh\n"), 0o755, true)
+	tmp, created, err := r.WriteTemp("a/b/x.sh", "", []byte("#!/bin/sh\n"), 0o755, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,23 +109,95 @@ func TestExchangeAndNoReplace(t *testing.T) {
 	}
 }
 
-// Inject fails the named operation with the given error, before it runs.
-func TestInjectFailsTheOperation(t *testing.T) {
-	dir, r := tree(t)
-	r.Inject = func(op, path string) error {
-		if op == "rename" {
-			return errors.New("injected")
-		}
-		return nil
-	}
-	tmp, _, err := r.WriteTemp("real/f", []byte("new\n"), 0o644, false)
+// A held root opens each directory once, whatever the number of
+// operations in it, and keeps going in the directory it opened when the
+// name is swapped for a symlink: it never follows the link, and Moved
+// names the directory.
+func TestAHeldRootOpensEachDirectoryOnceAndNeverFollowsASwap(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "outside"), 0o755)
+	r, err := Hold(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Rename(tmp, "real/f"); err == nil || err.Error() != "rename real/f: injected" {
-		t.Errorf("Rename = %v", err)
+	defer r.Close()
+	for i := 0; i < 50; i++ {
+		tmp, _, err := r.WriteTemp("a/b/f", "", []byte("x"), 0o644, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Rename(tmp, "a/b/f"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Lstat("a/b/f"); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "real", "f")); string(b) != "real\n" {
-		t.Errorf("the injected rename changed the file: %q", b)
+	if n := r.Opens(); n != 2 {
+		t.Errorf("150 operations in a/b opened %d directories, want 2 (a and a/b)", n)
+	}
+	if m := r.Moved(); len(m) != 0 {
+		t.Errorf("Moved = %v before any swap", m)
+	}
+	// Swap a for a symlink to a directory outside.
+	if err := os.Rename(filepath.Join(dir, "a"), filepath.Join(dir, "a-old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("outside", filepath.Join(dir, "a")); err != nil {
+		t.Fatal(err)
+	}
+	tmp, _, err := r.WriteTemp("a/b/g", "", []byte("y"), 0o644, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Remove(tmp); err != nil {
+		t.Errorf("the temp file made through the held directory cannot be removed: %v", err)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "outside")); len(ents) != 0 {
+		t.Errorf("a write followed the swapped symlink: %v", ents)
+	}
+	if m := r.Moved(); len(m) != 1 || m[0] != "a" {
+		t.Errorf("Moved = %v, want [a]", m)
+	}
+	// A fresh walk refuses the symlink.
+	if _, err := r.Lstat("a/c"); err != nil {
+		t.Logf("Lstat(a/c) = %v", err)
+	}
+	o, _ := Open(dir)
+	defer o.Close()
+	if _, err := o.Lstat("a/b/f"); !errors.Is(err, ErrSymlink) {
+		t.Errorf("an unheld root's Lstat through the swapped link = %v, want ErrSymlink", err)
+	}
+}
+
+// RemoveDir lets go of a held directory, and a held root closes all its
+// descriptors.
+func TestAHeldRootReleasesItsDirectories(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Hold(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := r.MkdirAll("x/y/z")
+	if err != nil || len(created) != 3 {
+		t.Fatalf("MkdirAll = %v, %v", created, err)
+	}
+	if r.Held() != 3 {
+		t.Errorf("held %d, want 3", r.Held())
+	}
+	for _, d := range []string{"x/y/z", "x/y"} {
+		if err := r.RemoveDir(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r.Held() != 1 {
+		t.Errorf("held %d after two rmdirs, want 1", r.Held())
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r.Held() != 0 {
+		t.Errorf("held %d after Close", r.Held())
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fatih/color"
 	"github.com/mattn/go-isatty"
+	"golang.org/x/sys/unix"
 
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/hostpath"
@@ -29,8 +30,15 @@ type door struct {
 	recovering bool
 }
 
-// openRepo opens the repository around the working directory.
+// openRepo opens the repository that git would use from the working
+// directory, under the process environment (GIT_DIR, GIT_WORK_TREE,
+// core.worktree...: gitstage.Open). It first refuses to run with too few
+// free file descriptors, before anything opens one: the Go runtime dies
+// (it cannot make its poller) instead of failing an open.
 func (d *door) openRepo() (*flow.Repo, error) {
+	if err := fileHeadroom(); err != nil {
+		return nil, err
+	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, refusal.New(refusal.Io, "", "could not read the working directory: %v", err)
@@ -44,6 +52,32 @@ func (d *door) openRepo() (*flow.Repo, error) {
 		d.warnInterrupted()
 	}
 	return r, nil
+}
+
+// minFreeFiles is how many descriptors nika needs free to run at all: the
+// runtime's poller, the repository's files, a pack or two.
+const minFreeFiles = 12
+
+// fileHeadroom refuses (Io) when fewer than minFreeFiles descriptors are
+// free under RLIMIT_NOFILE, naming the limit. It counts the open ones
+// with fcntl only (opening /proc/self/fd would take one), and only where
+// the limit is small enough for that to matter.
+func fileHeadroom() error {
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) != nil || lim.Cur == unix.RLIM_INFINITY || lim.Cur > 256 {
+		return nil
+	}
+	open := 0
+	for fd := 0; fd < int(lim.Cur); fd++ {
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil {
+			open++
+		}
+	}
+	if free := int(lim.Cur) - open; free < minFreeFiles {
+		return refusal.New(refusal.Io, fmt.Sprintf("raise the limit (ulimit -n %d, or more), then run nika again", open+64),
+			"the limit on open files (RLIMIT_NOFILE) is %d and %d are open, which leaves %d: nika needs at least %d free to run", lim.Cur, open, free, minFreeFiles)
+	}
+	return nil
 }
 
 // isTerminal reports whether w is a terminal.

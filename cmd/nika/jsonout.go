@@ -151,6 +151,8 @@ type explainJSON struct {
 type recoverJSON struct {
 	Type      string          `json:"type"`
 	Recovered []flow.Recovery `json:"recovered"`
+	// Refusal is why a recovery could not finish (the journal is kept).
+	Refusal *refusalJSON `json:"refusal,omitempty"`
 }
 
 type logJSON struct {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nika-dev/nika/flow"
+	"github.com/nika-dev/nika/refusal"
 	"github.com/urfave/cli/v2"
 )
 
@@ -23,30 +24,50 @@ func (d *door) recover(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	recs, err := flow.Recover(r)
-	if err != nil {
-		return err
-	}
+	recs, rerr := flow.Recover(r)
 	if d.json {
-		if recs == nil {
-			recs = []flow.Recovery{}
+		out := recoverJSON{Type: "recover", Recovered: []flow.Recovery{}}
+		for _, rc := range recs {
+			if rc.Attention == nil {
+				rc.Attention = []flow.Attention{}
+			}
+			out.Recovered = append(out.Recovered, rc)
 		}
-		return d.writeJSON(recoverJSON{Type: "recover", Recovered: recs})
+		if rerr != nil {
+			// What was settled and what a human must look at come with the
+			// refusal, in the one object: nothing is lost.
+			e := asRefusal(rerr)
+			out.Refusal = &refusalJSON{Type: "refusal", Class: e.Class, Text: d.scrub(e.Text), Hint: d.scrub(cliHint(e)), Fix: e.Fix, Exit: refusal.Code(e.Class)}
+			d.code = refusal.Code(e.Class)
+		}
+		return d.writeJSON(out)
 	}
-	if len(recs) == 0 {
+	if len(recs) == 0 && rerr == nil {
 		fmt.Fprintln(d.stdout, "nothing to recover: no interrupted apply")
 		return nil
 	}
 	for _, rc := range recs {
-		fmt.Fprintf(d.stdout, "recovered %s: %s\n", short(rc.ID), rc.State)
+		if rc.State == "incomplete" {
+			fmt.Fprintf(d.stdout, "could not finish recovering %s yet; its journal is kept\n", short(rc.ID))
+		} else {
+			fmt.Fprintf(d.stdout, "recovered %s: %s\n", short(rc.ID), rc.State)
+		}
 		if len(rc.Locks) > 0 {
 			fmt.Fprintf(d.stdout, "  removed its stale locks: %s\n", escape(strings.Join(rc.Locks, ", ")))
 		}
+		kept := map[string]bool{}
 		for _, k := range rc.Kept {
-			fmt.Fprintf(d.stdout, "  kept %s: it holds bytes no one proposed, so nika left it as it is\n", escape(k))
+			kept[k] = true
+		}
+		for _, a := range rc.Attention {
+			verb := "look at"
+			if kept[a.Path] {
+				verb = "kept"
+			}
+			fmt.Fprintf(d.stdout, "  %s %s: %s\n", verb, escape(a.Path), escape(a.Why))
 		}
 	}
-	return nil
+	return rerr
 }
 
 // warnInterrupted tells the human, on any command but recover, that an

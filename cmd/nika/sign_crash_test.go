@@ -31,7 +31,8 @@ func TestSignedApplyCrashRecovers(t *testing.T) {
 		{"reflogged", "applied"},
 	} {
 		t.Run(tc.fp, func(t *testing.T) {
-			g, id, base, commit := crashRepo(t, bin)
+			e, id, base, commit := crashRepo(t, bin, "plain")
+			g := e.g
 			key := filepath.Join(t.TempDir(), "id")
 			if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "ada", "-f", key).CombinedOutput(); err != nil {
 				t.Fatalf("ssh-keygen: %v\n%s", err, out)
@@ -63,7 +64,7 @@ func TestSignedApplyCrashRecovers(t *testing.T) {
 				t.Fatalf("not applied, and HEAD is %s, not the base %s", head, base)
 			}
 			for p, b := range want {
-				if got := g.Read(p); got != b {
+				if got := e.read(p); got != b {
 					t.Errorf("%s: %s = %q, want %q", tc.want, p, got, b)
 				}
 			}

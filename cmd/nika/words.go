@@ -141,7 +141,8 @@ func joinHint(hint, fix string) string {
 	switch {
 	case fix == "":
 		return hint
-	case hint == "":
+	case hint == "" || strings.HasPrefix(fix, strings.TrimSuffix(hint, ".")):
+		// The door's words say the same, and how.
 		return fix
 	case strings.HasSuffix(hint, "."):
 		return hint + " " + fix
