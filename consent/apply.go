@@ -105,18 +105,16 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	}
 
 	// 2. Verify every witness under the locks, before the first write.
-	ix, err := gitindex.ReadFile(r.IndexPath(), 20)
+	ix, err := gitindex.Open(r.IndexPath(), 20)
 	if err != nil {
 		return nil, indexErr(err)
 	}
 	if err := r.InProgress(); err != nil {
 		return nil, err
 	}
-	for _, e := range ix.Entries {
-		if e.Stage != 0 {
-			return nil, refusal.New(refusal.Dirty, "resolve the conflict and commit first, then rebuild the preview",
-				"%s has an unresolved merge conflict · nothing was applied", changeset.Quote(e.Path))
-		}
+	if path, ok := ix.Unmerged(); ok {
+		return nil, refusal.New(refusal.Dirty, "resolve the conflict and commit first, then rebuild the preview",
+			"%s has an unresolved merge conflict · nothing was applied", changeset.Quote(path))
 	}
 	ops := plan(p)
 	removed := map[string]bool{}
@@ -194,17 +192,13 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 		}
 	}
 	vouchRacy(root, ix)
-	data, err := ix.Encode()
-	if err != nil {
-		return nil, tx.rollback(err)
-	}
 	if err := fault("index", 0); err != nil {
 		return nil, tx.rollback(err)
 	}
 	if err := inject(opt, "write", "index.lock"); err != nil {
 		return nil, tx.rollback(ioErr("write the index", err))
 	}
-	if _, err := ilock.Write(data); err != nil {
+	if _, err := ix.WriteTo(ilock); err != nil {
 		return nil, tx.rollback(err)
 	}
 	if err := fault("index-written", 0); err != nil {
@@ -237,7 +231,7 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	}
 	tx.indexed = true
 	tx.r, tx.journal = r, j
-	r.RememberIndex(data) // the next propose skips its scan of this index
+	r.RememberWritten(ix) // the next propose skips its scan of this index
 	failpoint("index-renamed", 0)
 
 	// 7. The branch moves by compare-and-swap, with its reflog entry.
@@ -285,7 +279,7 @@ func Apply(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 // own files), so the cost follows the change.
 func vouchRacy(root *safefs.Root, ix *gitindex.Index) {
 	for _, i := range ix.Racy() {
-		e := &ix.Entries[i]
+		e := ix.At(i)
 		if e.Mode != uint32(changeset.ModeFile) && e.Mode != uint32(changeset.ModeExecutable) {
 			continue
 		}
@@ -371,7 +365,7 @@ func verify(root *safefs.Root, ix *gitindex.Index, o *op, removed map[string]boo
 	if !info.Regular {
 		return stale(q + " is no longer a regular file")
 	}
-	if !inIndex || hex.EncodeToString(ix.Entries[i].Hash) != o.before.Blob {
+	if !inIndex || hex.EncodeToString(ix.At(i).Hash) != o.before.Blob {
 		return stale(q + " changed in the index")
 	}
 	b, err := root.ReadFile(string(o.path))

@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/nika-dev/nika/gitstage/gitindex"
 )
 
 // indexScan answers propose's questions about the index (the entries at a
@@ -380,10 +382,10 @@ func (r *Repo) indexScanSidecar() string {
 }
 
 // RememberIndex records the index-scan sidecar for index bytes that the
-// caller has just written (apply, after renaming index.lock), so that the
-// next propose over that index skips its hop. It hops over data once (about
-// 1 ms at 300,000 entries, the bytes being hot) and writes nothing when data
-// is not an index the scan reads. Best effort: errors are ignored.
+// caller has just written, so that the next propose over that index skips
+// its hop. It hops over data once (a few ms at 300,000 entries) and writes
+// nothing when data is not an index the scan reads. Best effort: errors are
+// ignored.
 func (r *Repo) RememberIndex(data []byte) {
 	if len(data) < 12+scanHash || len(data) > 1<<31 {
 		return
@@ -398,4 +400,28 @@ func (r *Repo) RememberIndex(data []byte) {
 		return
 	}
 	saveSidecar(r.indexScanSidecar(), trailer, int64(len(data)), s)
+}
+
+// RememberWritten is RememberIndex for the index that ix has just written
+// (apply, after renaming index.lock): the samples come from the offsets
+// that gitindex recorded while it wrote, so nothing is read again.
+func (r *Repo) RememberWritten(ix *gitindex.Index) {
+	w, ok := ix.Written()
+	if !ok || ix.HashSize != scanHash || len(w.Trailer) != scanHash || (w.Version != 2 && w.Version != 3) {
+		return
+	}
+	var trailer [scanHash]byte
+	copy(trailer[:], w.Trailer)
+	if trailer == ([scanHash]byte{}) || w.Size > 1<<31 {
+		return
+	}
+	n := len(w.Offsets) - 1
+	if n < 0 {
+		return
+	}
+	s := &indexScan{n: n, end: int(w.Offsets[n]), samples: make([]int, 0, n/scanSample+1)}
+	for i := 0; i < n; i += scanSample {
+		s.samples = append(s.samples, int(w.Offsets[i]))
+	}
+	saveSidecar(r.indexScanSidecar(), trailer, w.Size, s)
 }

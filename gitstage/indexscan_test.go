@@ -158,35 +158,71 @@ func TestIndexScanSidecarStale(t *testing.T) {
 }
 
 // TestRememberIndex: the sidecar recorded from the bytes of a freshly
-// written index is adopted by the next ReadIndex.
+// written index is adopted by the next ReadIndex, whether it was found by a
+// hop over the bytes or taken from the offsets that gitindex recorded while
+// it wrote them (RememberWritten, after a Set that inserts an entry).
 func TestRememberIndex(t *testing.T) {
-	g := gittest.New(t)
-	for i := 0; i < 70; i++ {
-		os.WriteFile(filepath.Join(g.Dir, fmt.Sprintf("g%03d.txt", i)), []byte("x\n"), 0o644)
-	}
-	g.Git("add", "-A")
-	r, err := Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(r.NikaDir(), 0o755)
-	data, err := os.ReadFile(r.IndexPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.RememberIndex(data)
-	var trailer [scanHash]byte
-	copy(trailer[:], data[len(data)-scanHash:])
-	samples, n, end, ok := loadSidecar(r.indexScanSidecar(), trailer, int64(len(data)))
-	if !ok || n != 70 || len(samples) != 3 {
-		t.Fatalf("sidecar: ok=%v n=%d samples=%d", ok, n, len(samples))
-	}
-	fresh, _ := openIndexScan(r.IndexPath(), "")
-	if fresh == nil || !reflect.DeepEqual(fresh.samples, samples) || fresh.end != end {
-		t.Fatal("the remembered samples differ from a scan of the file")
-	}
-	snap, err := r.ReadIndex()
-	if err != nil || snap.sc == nil || len(snap.Stages("g042.txt")) != 1 {
-		t.Fatalf("ReadIndex over the remembered sidecar: %v", err)
+	for _, mode := range []string{"hop", "offsets"} {
+		t.Run(mode, func(t *testing.T) {
+			g := gittest.New(t)
+			for i := 0; i < 70; i++ {
+				os.WriteFile(filepath.Join(g.Dir, fmt.Sprintf("g%03d.txt", i)), []byte("x\n"), 0o644)
+			}
+			g.Git("add", "-A")
+			r, err := Open(g.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.MkdirAll(r.NikaDir(), 0o755)
+			var ix *gitindex.Index
+			if mode == "offsets" {
+				ix, err = gitindex.Open(r.IndexPath(), 20)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e := ix.At(3)
+				e.Path = "g003a.txt"
+				if err := ix.Set(e); err != nil {
+					t.Fatal(err)
+				}
+				l, err := gitindex.LockIndex(r.IndexPath(), 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := ix.WriteTo(l); err != nil {
+					t.Fatal(err)
+				}
+				if err := l.Commit(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			data, err := os.ReadFile(r.IndexPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ix != nil {
+				r.RememberWritten(ix)
+			} else {
+				r.RememberIndex(data)
+			}
+			var trailer [scanHash]byte
+			copy(trailer[:], data[len(data)-scanHash:])
+			want := 70
+			if ix != nil {
+				want = 71
+			}
+			samples, n, end, ok := loadSidecar(r.indexScanSidecar(), trailer, int64(len(data)))
+			if !ok || n != want || len(samples) != 3 {
+				t.Fatalf("sidecar: ok=%v n=%d samples=%d", ok, n, len(samples))
+			}
+			fresh, _ := openIndexScan(r.IndexPath(), "")
+			if fresh == nil || !reflect.DeepEqual(fresh.samples, samples) || fresh.end != end {
+				t.Fatal("the remembered samples differ from a scan of the file")
+			}
+			snap, err := r.ReadIndex()
+			if err != nil || snap.sc == nil || len(snap.Stages("g042.txt")) != 1 {
+				t.Fatalf("ReadIndex over the remembered sidecar: %v", err)
+			}
+		})
 	}
 }
