@@ -146,7 +146,7 @@ func (ix *Index) samePath(i int, path string) bool {
 // pathAt returns the path of entry i.
 func (ix *Index) pathAt(i int) string {
 	if ix.lz != nil {
-		return string(ix.lz.name(i, ix.HashSize))
+		return ix.lz.pathAt(i, ix.HashSize)
 	}
 	return ix.Entries[i].Path
 }

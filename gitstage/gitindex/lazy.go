@@ -115,6 +115,10 @@ func (ix *Index) At(i int) Entry {
 	return ix.Entries[i]
 }
 
+// PathAt returns the path of entry i (0 <= i < Len()) without decoding the
+// rest of it.
+func (ix *Index) PathAt(i int) string { return ix.pathAt(i) }
+
 // Unmerged returns the path of the first entry at a conflict stage (1–3),
 // and true, or false if the index has none.
 func (ix *Index) Unmerged() (string, bool) {
@@ -194,7 +198,14 @@ func (lz *lazy) search(path string, stage, hs int) (int, bool) {
 
 // samePath reports whether entry i has the given path.
 func (lz *lazy) samePath(i int, path string, hs int) bool {
+	defer runtime.KeepAlive(lz) // lz.name is a view of the mapping
 	return i < lz.len() && string(lz.name(i, hs)) == path
+}
+
+// pathAt returns the path of entry i, a string of its own.
+func (lz *lazy) pathAt(i, hs int) string {
+	defer runtime.KeepAlive(lz)
+	return string(lz.name(i, hs))
 }
 
 // splice replaces the entries lo..hi-1 of the view with e (nil: none).
