@@ -48,17 +48,14 @@
 //     (ErrSparseIndex), unknown mandatory extensions (ErrMandatoryExtension),
 //     bad checksums (ErrChecksum) and malformed files (ErrCorrupt, with the
 //     offset). Decode never panics on any input (fuzzed).
-//
 //   - Encode of an unchanged index is byte-identical to what was decoded, for
 //     files written by git (v2/v3/v4, TREE, REUC, UNTR, FSMN, EOIE, IEOT,
 //     unknown optional extensions, zero trailer).
-//
 //   - Set and Remove keep the entries in git's order, refuse what git's
 //     verify_path refuses and file/directory conflicts, and invalidate the
 //     cache-tree (TREE) on the changed paths exactly as git does
 //     (cache_tree_invalidate_path), keeping every other node valid, so that
 //     `git write-tree` and `git commit` stay right and fast.
-//
 //   - The untracked cache (UNTR) is dropped when entries are added or
 //     removed: it records which files are untracked per directory, and git
 //     rebuilds it on its next status. Replacing an existing entry keeps it,
@@ -66,18 +63,15 @@
 //     EOIE is recomputed; IEOT is kept, with recomputed offsets, only while
 //     nothing changed. Resolve-undo (REUC) and unknown optional extensions are
 //     kept byte for byte.
-//
 //   - Racy git: with ModTime set (ReadFile sets it), Encode writes size 0 for
 //     entries not written by Set that were racily clean in the file read, as
 //     git's ce_smudge_racily_clean_entry would for a changed file, so git
 //     re-reads them instead of trusting stale stat data. It never makes git
 //     consider a modified file clean; at worst git re-hashes a few files.
-//
 //   - LockIndex/Lock do git's protocol: <index>.lock is created with
 //     O_CREAT|O_EXCL (EEXIST, after an optional backoff, is ErrLocked with
 //     the lock's path and the fix), written, and renamed over the index.
 //     The index path is a parameter: a linked worktree has its own.
-//
 //   - Versions 2 and 3 are written as git's do_write_index writes them: 3
 //     when an entry has extended flags, else 2.
 //
