@@ -15,7 +15,8 @@
 //   - it is several times slower (81/84 ms to decode/encode an 8 MB index,
 //     against about 15/10 ms for a small codec).
 //
-// This package uses only the standard library.
+// This package uses only the standard library and golang.org/x/sys (mmap,
+// fallocate).
 //
 // # Two ways to read
 //

@@ -17,8 +17,11 @@ import (
 type base struct {
 	raw  []byte   // the whole file; never written, and never handed out
 	offs []uint32 // offs[i] is where entry i starts; offs[n] is where the entries end
-	// Version 4 only: every path, whole, one after another (the file
-	// stores them prefix-compressed); path i ends at ends[i].
+	// Version 4 only (the file stores each path relative to the one
+	// before): the whole path of every v4Sample-th entry, one after
+	// another; sampled path k ends at ends[k]. The paths in between are
+	// rebuilt from the nearest sample when asked for.
+	v4    bool
 	names string
 	ends  []uint32
 
@@ -46,12 +49,11 @@ func scan(b []byte, hashSize int, racySec uint32) (*Index, *base, error) {
 	if n > (body-headerSize)/(fixed+2) {
 		return nil, nil, corrupt(8, "the header claims %d entries, more than the file can hold", n)
 	}
-	bs := &base{raw: b, offs: make([]uint32, n+1), racySec: racySec}
-	var arena []byte
+	bs := &base{raw: b, offs: make([]uint32, n+1), racySec: racySec, v4: ver == 4}
+	var arena, cur []byte // version 4: the sampled paths; the path being rebuilt
 	if ver == 4 {
-		// Suffixes only are stored; the whole paths are longer.
-		arena = make([]byte, 0, 4*(body-headerSize-n*fixed))
-		bs.ends = make([]uint32, n)
+		arena = make([]byte, 0, (body-headerSize-n*fixed)/v4Sample*4)
+		bs.ends = make([]uint32, 0, n/v4Sample+1)
 	}
 	flagsAt := 40 + hashSize
 	p := headerSize
@@ -96,6 +98,7 @@ func scan(b []byte, hashSize int, racySec uint32) (*Index, *base, error) {
 			}
 		}
 		var name []byte
+		c := 0 // the order of the previous path and this one
 		if ver == 4 {
 			strip, k := decodeVarint(b[p:body])
 			if k == 0 {
@@ -114,18 +117,23 @@ func scan(b []byte, hashSize int, racySec uint32) (*Index, *base, error) {
 			if strip > 0 && nul > 0 && suffix[0] == prev[keep] {
 				bs.redo = appendOnce(bs.redo, uint32(i)) // Encode strips the longest common prefix
 			}
-			nameStart := len(arena)
-			arena = append(arena, prev[:keep]...)
-			arena = append(arena, suffix...)
+			// Both paths begin with prev[:keep]: compare the rest, then
+			// rebuild the path in place.
+			c = bytes.Compare(prev[keep:], suffix)
+			cur = append(cur[:keep], suffix...)
 			p += nul + 1
-			name = arena[nameStart:]
-			bs.ends[i] = uint32(len(arena))
+			name = cur
+			if i%v4Sample == 0 {
+				arena = append(arena, cur...)
+				bs.ends = append(bs.ends, uint32(len(arena)))
+			}
 		} else {
 			nul := bytes.IndexByte(b[p:body], 0)
 			if nul < 0 {
 				return nil, nil, corrupt(p, "the path of entry %d is not terminated", i)
 			}
 			name = b[p : p+nul]
+			c = bytes.Compare(prev, name)
 			end := start + ((p - start + nul + 8) &^ 7)
 			if end > body {
 				return nil, nil, corrupt(start, "entry %d runs past the end of the entries", i)
@@ -145,7 +153,6 @@ func scan(b []byte, hashSize int, racySec uint32) (*Index, *base, error) {
 			return nil, nil, ErrSparseIndex
 		}
 		if i > 0 {
-			c := bytes.Compare(prev, name)
 			switch {
 			case c > 0:
 				deferr(corrupt(start, "entry %d (%q) is out of order", i, name))
@@ -165,7 +172,7 @@ func scan(b []byte, hashSize int, racySec uint32) (*Index, *base, error) {
 	}
 	bs.offs[n] = uint32(p)
 	if ver == 4 {
-		// The paths share one allocation, which is never written again.
+		// The sampled paths share one allocation, never written again.
 		bs.names = unsafe.String(unsafe.SliceData(arena), len(arena))
 	}
 
@@ -223,15 +230,25 @@ func smudges(racySec, size, mtimeSec uint32, assumeValid, skipWorktree bool, mod
 // count is the number of entries in the file.
 func (bs *base) count() int { return len(bs.offs) - 1 }
 
+// v4Sample is how often a version 4 scan keeps a whole path.
+const v4Sample = 16
+
 // name returns the path of entry i. For versions 2 and 3 it is a view of
-// the file's bytes: compare it, never keep it.
+// the file's bytes: compare it, never keep it. For version 4 it is rebuilt
+// from the nearest sampled path (at most v4Sample-1 entries before), in
+// bytes of its own.
 func (bs *base) name(i int, hs int) []byte {
-	if bs.ends != nil {
+	if bs.v4 {
+		k := i / v4Sample
 		from := uint32(0)
-		if i > 0 {
-			from = bs.ends[i-1]
+		if k > 0 {
+			from = bs.ends[k-1]
 		}
-		return unsafe.Slice(unsafe.StringData(bs.names[from:]), bs.ends[i]-from)
+		path := []byte(bs.names[from:bs.ends[k]])
+		for j := k*v4Sample + 1; j <= i; j++ {
+			path = bs.rebuild(j, hs, path)
+		}
+		return path
 	}
 	off := int(bs.offs[i])
 	flags := binary.BigEndian.Uint16(bs.raw[off+40+hs:])
@@ -245,14 +262,23 @@ func (bs *base) name(i int, hs int) []byte {
 	return bs.raw[start : start+bytes.IndexByte(bs.raw[start:], 0)]
 }
 
+// rebuild turns path, the path of version 4 entry j-1, into the path of
+// entry j (the scan checked its prefix length and its end).
+func (bs *base) rebuild(j, hs int, path []byte) []byte {
+	b := bs.raw
+	p := int(bs.offs[j]) + 40 + hs + 2
+	if b[p-2]&0x40 != 0 {
+		p += 2
+	}
+	strip, k := decodeVarint(b[p:])
+	return append(path[:len(path)-int(strip)], b[p+k:int(bs.offs[j+1])-1]...)
+}
+
 // path returns the path of entry i as a string of its own.
 func (bs *base) path(i int, hs int) string {
-	if bs.ends != nil {
-		from := uint32(0)
-		if i > 0 {
-			from = bs.ends[i-1]
-		}
-		return bs.names[from:bs.ends[i]]
+	if bs.v4 {
+		p := bs.name(i, hs)
+		return unsafe.String(unsafe.SliceData(p), len(p))
 	}
 	return string(bs.name(i, hs))
 }
@@ -298,8 +324,18 @@ func (bs *base) materialize(hs int) []Entry {
 	entries := make([]Entry, n, n+64)
 	hashes := make([]byte, n*hs)
 	var paths string
-	if bs.ends != nil {
-		paths = bs.names
+	var ends []uint32 // version 4: where each path ends in paths
+	if bs.v4 {
+		// Every path, rebuilt one after the other.
+		arena := make([]byte, 0, 4*max(int(bs.offs[n])-headerSize-n*(40+hs+2), 0))
+		ends = make([]uint32, n)
+		var path []byte
+		for i := 0; i < n; i++ {
+			path = bs.rebuild(i, hs, path)
+			arena = append(arena, path...)
+			ends[i] = uint32(len(arena))
+		}
+		paths = unsafe.String(unsafe.SliceData(arena), len(arena))
 	} else {
 		size := 0
 		for i := 0; i < n; i++ {
@@ -335,8 +371,8 @@ func (bs *base) materialize(hs int) []Entry {
 			e.IntentToAdd = xf&0x2000 != 0
 		}
 		var l int
-		if bs.ends != nil {
-			l = int(bs.ends[i]) - from
+		if bs.v4 {
+			l = int(ends[i]) - from
 		} else {
 			l = len(bs.name(i, hs))
 		}

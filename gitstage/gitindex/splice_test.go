@@ -308,7 +308,11 @@ func checkSplice(t *testing.T, f indexFile, seed uint64, steps int) {
 	if lazyIx.Len() != full.Len() {
 		fail("Len = %d, decoded %d", lazyIx.Len(), full.Len())
 	}
-	for i := range full.Entries {
+	step := 1
+	if full.Len() > 2000 {
+		step = 37 // a large index: a sample of its entries (the bytes are compared whole below)
+	}
+	for i := 0; i < full.Len(); i += step {
 		if a, b := lazyIx.At(i), full.Entries[i]; fmt.Sprint(a) != fmt.Sprint(b) {
 			fail("At(%d) = %+v, decoded %+v", i, a, b)
 		}
@@ -388,7 +392,11 @@ func TestSpliceEqualsFullEncode(t *testing.T) {
 	for _, f := range corpus {
 		t.Run(f.name, func(t *testing.T) {
 			checkSplice(t, f, 0, 0) // no edit: the file, with racy entries smudged
-			for seed := uint64(1); seed <= 40; seed++ {
+			seeds := uint64(40)
+			if len(f.b) > 1<<20 {
+				seeds = 12
+			}
+			for seed := uint64(1); seed <= seeds; seed++ {
 				checkSplice(t, f, seed, 1+int(seed%12))
 			}
 		})

@@ -14,7 +14,8 @@
 //	                                   (flow.Propose, then the JSON preview), print the id
 //	benchdrive propose-apply REPO FILE propose FILE (a fenced reply) and apply it, in one process
 //	benchdrive check REPEAT FILE...    run the checker over the files REPEAT times (for profiles of
-//	                                   what nika check spends inside the checker)
+//	                                   what nika check spends inside the checker), on
+//	                                   $BENCH_WORKERS goroutines (1)
 //	benchdrive time CMD ARGS...        run CMD (stdout to $BENCH_STDOUT or /dev/null), print
 //	                                   "wall_ms cpu_ms peak_rss_kb" (getrusage, µs resolution)
 package main
@@ -27,6 +28,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -132,12 +134,33 @@ func run(args []string) error {
 			}
 			data = append(data, b)
 		}
-		findings := 0
-		for n := atoi(args[1]); n > 0; n-- {
-			for i, f := range args[2:] {
-				findings += len(checker.Check(f, data[i]).Findings)
-			}
+		// BENCH_WORKERS checks the files on that many goroutines (what a
+		// parallel nika check would do).
+		workers := 1
+		if w := os.Getenv("BENCH_WORKERS"); w != "" {
+			workers = atoi(w)
 		}
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		findings := 0
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				for n := atoi(args[1]); n > 0; n-- {
+					for i, f := range args[2:] {
+						if i%workers != w {
+							continue
+						}
+						k := len(checker.Check(f, data[i]).Findings)
+						mu.Lock()
+						findings += k
+						mu.Unlock()
+					}
+				}
+			}(w)
+		}
+		wg.Wait()
 		fmt.Println(findings)
 		return nil
 	case "propose":
