@@ -9,7 +9,11 @@ import (
 // there is none, the position where it would be inserted and false. In that
 // case Entries[i] may be a conflict entry (stage 1–3) for the same path.
 func (ix *Index) Find(path string) (int, bool) {
-	return ix.search(path, 0)
+	i, ok := ix.search(path, 0)
+	if lz := ix.lz; lz != nil && lz.pre != nil {
+		lz.pre.hint(lz.offsetAt(i))
+	}
+	return i, ok
 }
 
 // search is a binary search for (path, stage) in git's order.

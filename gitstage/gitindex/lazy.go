@@ -329,3 +329,16 @@ func (ix *Index) materialize() {
 
 // origVersion is the version in the file's header.
 func (lz *lazy) origVersion() uint32 { return be32(lz.bs.raw, 4) }
+
+// offsetAt is where entry i stands in the file, or where the entry that
+// now stands at i would have stood: the first byte that a change at i can
+// alter.
+func (lz *lazy) offsetAt(i int) int {
+	bs := lz.bs
+	for ; i < lz.len(); i++ {
+		if r := lz.ref(i); r&isNew == 0 {
+			return int(bs.offs[r])
+		}
+	}
+	return int(bs.offs[bs.count()])
+}

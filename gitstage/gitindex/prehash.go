@@ -19,6 +19,11 @@ type prehash struct {
 	raw    []byte
 	hs     int
 	stopAt atomic.Int64 // -1 until Encode says where its bytes first differ
+	// pause is the lowest offset a caller has looked up with Find (the
+	// paths an update is about to change, as apply looks each up before
+	// it writes): the new bytes may differ from there on, so the goroutine
+	// goes no further, instead of hashing bytes that Encode would hash again.
+	pause  atomic.Int64
 	done   chan struct{}
 	points []checkpoint // written by the goroutine, read after done
 }
@@ -33,6 +38,7 @@ type checkpoint struct {
 func startPrehash(raw []byte, hs int, keep any) *prehash {
 	p := &prehash{raw: raw, hs: hs, done: make(chan struct{})}
 	p.stopAt.Store(-1)
+	p.pause.Store(int64(len(raw)))
 	go func() {
 		defer close(p.done)
 		h := newHash(hs)
@@ -41,12 +47,14 @@ func startPrehash(raw []byte, hs int, keep any) *prehash {
 		p.points = append(p.points, checkpoint{0, marshal(h)})
 		for pos < end {
 			m := min(trailerChunk, end-pos)
-			if s := int(p.stopAt.Load()); s >= 0 {
-				if pos >= s {
-					break
-				}
-				m = min(m, s-pos)
+			s := int(p.pause.Load())
+			if stop := int(p.stopAt.Load()); stop >= 0 {
+				s = stop
 			}
+			if pos >= s {
+				break
+			}
+			m = min(m, s-pos)
 			h.Write(raw[pos : pos+m])
 			pos += m
 			p.points = append(p.points, checkpoint{pos, marshal(h)})
@@ -62,6 +70,16 @@ func marshal(h hash.Hash) []byte {
 		return nil
 	}
 	return b
+}
+
+// hint lowers the pause to off.
+func (p *prehash) hint(off int) {
+	for {
+		cur := p.pause.Load()
+		if int64(off) >= cur || p.pause.CompareAndSwap(cur, int64(off)) {
+			return
+		}
+	}
 }
 
 // upTo stops the background hash at f (the first byte where the new index

@@ -462,7 +462,8 @@ func FuzzSplice(f *testing.F) {
 
 // TestPrehashResumes: the hash that Encode resumes from the background
 // hash is the hash of the file's first f bytes, whether the background
-// goroutine was stopped before f or had gone past it.
+// goroutine was stopped before f or had gone past it, or paused (by a Find)
+// before f or after it.
 func TestPrehashResumes(t *testing.T) {
 	raw := make([]byte, 3<<20+17)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -471,14 +472,20 @@ func TestPrehashResumes(t *testing.T) {
 	}
 	for _, f := range []int{4, 8, 100, trailerChunk, trailerChunk + 1, 2<<20 + 5, len(raw) - 20} {
 		for _, finished := range []bool{false, true} {
-			p := startPrehash(raw, 20, nil)
-			if finished {
-				<-p.done
-			}
-			got := p.upTo(f).Sum(nil)
-			want := sha1.Sum(raw[:f])
-			if !bytes.Equal(got, want[:]) {
-				t.Errorf("f=%d, finished=%v: the resumed hash is not the hash of the prefix", f, finished)
+			// A pause (a Find) before f, after it, or none.
+			for _, pause := range []int{-1, f / 2, f + 1000} {
+				p := startPrehash(raw, 20, nil)
+				if pause >= 0 {
+					p.hint(pause)
+				}
+				if finished {
+					<-p.done
+				}
+				got := p.upTo(f).Sum(nil)
+				want := sha1.Sum(raw[:f])
+				if !bytes.Equal(got, want[:]) {
+					t.Errorf("f=%d, finished=%v, pause %d: the resumed hash is not the hash of the prefix", f, finished, pause)
+				}
 			}
 		}
 	}
