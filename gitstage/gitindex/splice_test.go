@@ -117,6 +117,11 @@ func gitCorpus(t *testing.T) []indexFile {
 			r.git("commit", "-qm", "x")
 			r.git("update-index", "--index-version", "4")
 		}, post: zeroTrailer},
+		{name: "no entries", setup: func(r *repo) {
+			small(r)
+			r.git("commit", "-qm", "x")
+			r.git("rm", "-rq", "--cached", ".")
+		}},
 		{name: "long path", setup: func(r *repo) {
 			small(r)
 			long := strings.Repeat(strings.Repeat("q", 200)+"/", 22) + "z.txt"
