@@ -341,14 +341,10 @@ func (t *txn) index() error {
 		}
 	}
 	vouchRacy(t.r.Root, ix)
-	data, err := ix.Encode()
-	if err != nil {
-		return ioErr("encode the index", err)
-	}
 	if err := t.step("index", 0); err != nil {
 		return err
 	}
-	if err := t.git.WriteIndex(data); err != nil {
+	if err := t.git.WriteIndex(ix); err != nil {
 		return ioErr("write the index", err)
 	}
 	if err := t.step("index-written", 0); err != nil {
@@ -363,7 +359,7 @@ func (t *txn) index() error {
 		return ioErr("write the index", err)
 	}
 	t.indexed = true
-	t.r.RememberIndex(data) // the next propose skips its scan of this index
+	t.r.RememberWritten(ix) // the next propose skips its scan of this index
 	failpoint("index-renamed", 0)
 	return nil
 }
@@ -480,7 +476,7 @@ func vouchRacy(dir string, ix *gitindex.Index) {
 	}
 	defer root.Close()
 	for _, i := range racy {
-		e := &ix.Entries[i]
+		e := ix.At(i)
 		if e.Mode != uint32(changeset.ModeFile) && e.Mode != uint32(changeset.ModeExecutable) {
 			continue
 		}

@@ -66,18 +66,16 @@ func check(r *gitstage.Repo, wt WorkTree, rec *gitstage.Record, p *changeset.Pro
 	if err := checkHead(r, rec.Branch, p.Set.Base, p.ID, locked); err != nil {
 		return nil, err
 	}
-	ix, err := gitindex.ReadFile(r.IndexPath(), 20)
+	ix, err := gitindex.Open(r.IndexPath(), 20)
 	if err != nil {
 		return nil, gitstage.IndexError(err)
 	}
 	if err := r.InProgress(); err != nil {
 		return nil, err
 	}
-	for _, e := range ix.Entries {
-		if e.Stage != 0 {
-			return nil, refusal.New(refusal.Dirty, "resolve the conflict and commit first, then rebuild the preview",
-				"%s has an unresolved merge conflict · nothing was applied", changeset.Quote(e.Path))
-		}
+	if path, ok := ix.Unmerged(); ok {
+		return nil, refusal.New(refusal.Dirty, "resolve the conflict and commit first, then rebuild the preview",
+			"%s has an unresolved merge conflict · nothing was applied", changeset.Quote(path))
 	}
 	fmode := r.Config.Bool("core.filemode", true)
 	removed := map[string]bool{}
@@ -221,7 +219,7 @@ func verify(wt WorkTree, ix *gitindex.Index, o *op, removed map[string]bool, fmo
 	if !inIndex {
 		return stale(p, "was removed from the index", id)
 	}
-	e := &ix.Entries[i]
+	e := ix.At(i)
 	if m := changeset.Mode(e.Mode); m != o.before.Mode {
 		if m != changeset.ModeFile && m != changeset.ModeExecutable {
 			return stale(p, fmt.Sprintf("is no longer a regular file in the index (its mode is now %s)", m), id)

@@ -221,7 +221,7 @@ func (c *crashes) Remove(rel string) error {
 // ledger is the git side of the transaction's writes, the index lock and
 // the ref, so that Options.Inject fails them as it fails file operations.
 type ledger interface {
-	WriteIndex(data []byte) error
+	WriteIndex(ix *gitindex.Index) error
 	SyncIndex() error
 	RenameIndex() error
 	MoveRef(to plumbing.Hash) error
@@ -232,8 +232,10 @@ type locks struct {
 	ref   *gitstage.RefLock
 }
 
-func (l *locks) WriteIndex(data []byte) error {
-	_, err := l.index.Write(data)
+// WriteIndex writes ix into index.lock: the old index's unchanged bytes
+// spliced around the changed entries (gitindex.Index.WriteTo).
+func (l *locks) WriteIndex(ix *gitindex.Index) error {
+	_, err := ix.WriteTo(l.index)
 	return err
 }
 func (l *locks) SyncIndex() error               { return l.index.Sync() }
@@ -253,11 +255,11 @@ func (i *injectedLedger) ask(op, path string) error {
 	return nil
 }
 
-func (i *injectedLedger) WriteIndex(data []byte) error {
+func (i *injectedLedger) WriteIndex(ix *gitindex.Index) error {
 	if err := i.ask("write", "index.lock"); err != nil {
 		return err
 	}
-	return i.ledger.WriteIndex(data)
+	return i.ledger.WriteIndex(ix)
 }
 
 func (i *injectedLedger) SyncIndex() error {

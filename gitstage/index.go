@@ -32,7 +32,7 @@ type IndexSnapshot struct {
 func (r *Repo) IndexPath() string { return r.IndexFile }
 
 // ReadIndex reads the index once: mapped and searched in place when
-// indexscan.go can (versions 2 and 3), else with nika's own codec (see
+// indexscan.go can (versions 2, 3 and 4), else with nika's own codec (see
 // gitindex). A missing index is empty.
 func (r *Repo) ReadIndex() (*IndexSnapshot, error) {
 	if sc, err := openIndexScan(r.IndexPath(), r.indexScanSidecar()); err != nil {

@@ -14,8 +14,9 @@ import (
 
 // TestIndexScanAgrees answers every question propose asks of the index
 // (Stages, HasDir, children) through the mapped scan and through the full
-// decoder, on indexes of version 2 and 3 with conflicts, skip-worktree
-// entries and a path longer than 4 KiB; version 4 steps aside.
+// decoder, on indexes of versions 2, 3 and 4 with conflicts, skip-worktree
+// entries and a path longer than 4 KiB, from a fresh hop and from the
+// remembered samples.
 func TestIndexScanAgrees(t *testing.T) {
 	g := gittest.New(t)
 	var paths []string
@@ -62,12 +63,6 @@ func TestIndexScanAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ver == "4" {
-			if sc != nil {
-				t.Fatal("version 4 is read by the scan; it should step aside")
-			}
-			continue
-		}
 		if sc == nil {
 			t.Fatalf("version %s: the scan stepped aside", ver)
 		}
@@ -79,7 +74,7 @@ func TestIndexScanAgrees(t *testing.T) {
 		if err != nil || again == nil {
 			t.Fatalf("v%s: reopen: %v", ver, err)
 		}
-		if !reflect.DeepEqual(again.samples, sc.samples) || again.end != sc.end || again.n != sc.n {
+		if !reflect.DeepEqual(again.samples, sc.samples) || again.end != sc.end || again.n != sc.n || !reflect.DeepEqual(again.paths, sc.paths) || again.v4 != (ver == "4") {
 			t.Fatalf("v%s: the sidecar's samples differ from a fresh scan", ver)
 		}
 		ix, err := gitindex.ReadFile(r.IndexPath(), 20)
@@ -158,35 +153,143 @@ func TestIndexScanSidecarStale(t *testing.T) {
 }
 
 // TestRememberIndex: the sidecar recorded from the bytes of a freshly
-// written index is adopted by the next ReadIndex.
+// written index is adopted by the next ReadIndex, whether it was found by a
+// hop over the bytes or taken from the offsets that gitindex recorded while
+// it wrote them (RememberWritten, after a Set that inserts an entry).
 func TestRememberIndex(t *testing.T) {
-	g := gittest.New(t)
-	for i := 0; i < 70; i++ {
-		os.WriteFile(filepath.Join(g.Dir, fmt.Sprintf("g%03d.txt", i)), []byte("x\n"), 0o644)
+	for _, mode := range []string{"hop", "offsets", "offsets, version 4"} {
+		t.Run(mode, func(t *testing.T) {
+			g := gittest.New(t)
+			for i := 0; i < 70; i++ {
+				os.WriteFile(filepath.Join(g.Dir, fmt.Sprintf("g%03d.txt", i)), []byte("x\n"), 0o644)
+			}
+			g.Git("add", "-A")
+			if strings.HasSuffix(mode, "4") {
+				g.Git("update-index", "--index-version", "4")
+			}
+			r, err := Open(g.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.MkdirAll(r.NikaDir(), 0o755)
+			var ix *gitindex.Index
+			if mode != "hop" {
+				ix, err = gitindex.Open(r.IndexPath(), 20)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e := ix.At(3)
+				e.Path = "g003a.txt"
+				if err := ix.Set(e); err != nil {
+					t.Fatal(err)
+				}
+				l, err := gitindex.LockIndex(r.IndexPath(), 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := ix.WriteTo(l); err != nil {
+					t.Fatal(err)
+				}
+				if err := l.Commit(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			data, err := os.ReadFile(r.IndexPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ix != nil {
+				r.RememberWritten(ix)
+			} else {
+				r.RememberIndex(data)
+			}
+			var trailer [scanHash]byte
+			copy(trailer[:], data[len(data)-scanHash:])
+			want := 70
+			if ix != nil {
+				want = 71
+			}
+			side := loadSidecar(r.indexScanSidecar(), trailer, int64(len(data)))
+			if side == nil || side.n != want || len(side.samples) != 3 {
+				t.Fatalf("sidecar: %+v", side)
+			}
+			fresh, _ := openIndexScan(r.IndexPath(), "")
+			if fresh == nil || !reflect.DeepEqual(fresh.samples, side.samples) || fresh.end != side.end || !reflect.DeepEqual(fresh.paths, side.paths) {
+				t.Fatal("the remembered samples differ from a scan of the file")
+			}
+			snap, err := r.ReadIndex()
+			if err != nil || snap.sc == nil || snap.sc.v4 != strings.HasSuffix(mode, "4") {
+				t.Fatalf("ReadIndex over the remembered sidecar: %v", err)
+			}
+			for i := 0; i < 70; i++ {
+				if p := fmt.Sprintf("g%03d.txt", i); len(snap.Stages(p)) != 1 {
+					t.Fatalf("%s not found through the remembered samples", p)
+				}
+			}
+			if len(snap.Stages("g003a.txt")) != want-70 {
+				t.Fatal("the inserted entry")
+			}
+		})
 	}
-	g.Git("add", "-A")
-	r, err := Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
+}
+
+// FuzzIndexScan: the scan never panics on any bytes, and on an index that
+// the full decoder accepts it answers as the decoder does.
+func FuzzIndexScan(f *testing.F) {
+	for _, v := range []uint32{2, 3, 4} {
+		ix := gitindex.New(20)
+		ix.Version = v
+		for i := 0; i < 40; i++ {
+			e := gitindex.Entry{Path: fmt.Sprintf("d%d/f%02d.txt", i%3, i), Mode: gitindex.ModeFile, Hash: make([]byte, 20)}
+			e.SkipWorktree = v == 3 && i == 7
+			if err := ix.Set(e); err != nil {
+				f.Fatal(err)
+			}
+		}
+		b, err := ix.Encode()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
 	}
-	os.MkdirAll(r.NikaDir(), 0o755)
-	data, err := os.ReadFile(r.IndexPath())
-	if err != nil {
-		t.Fatal(err)
+	// A new file each time (truncating a file that earlier scans still map
+	// costs the kernel a walk of the mappings), in memory where there is a
+	// tmpfs (ext4 slows down creating files after many were deleted).
+	dir := f.TempDir()
+	if shm, err := os.MkdirTemp("/dev/shm", "nika-fuzz-"); err == nil {
+		dir = shm
+		f.Cleanup(func() { os.RemoveAll(shm) })
 	}
-	r.RememberIndex(data)
-	var trailer [scanHash]byte
-	copy(trailer[:], data[len(data)-scanHash:])
-	samples, n, end, ok := loadSidecar(r.indexScanSidecar(), trailer, int64(len(data)))
-	if !ok || n != 70 || len(samples) != 3 {
-		t.Fatalf("sidecar: ok=%v n=%d samples=%d", ok, n, len(samples))
-	}
-	fresh, _ := openIndexScan(r.IndexPath(), "")
-	if fresh == nil || !reflect.DeepEqual(fresh.samples, samples) || fresh.end != end {
-		t.Fatal("the remembered samples differ from a scan of the file")
-	}
-	snap, err := r.ReadIndex()
-	if err != nil || snap.sc == nil || len(snap.Stages("g042.txt")) != 1 {
-		t.Fatalf("ReadIndex over the remembered sidecar: %v", err)
-	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tf, err := os.CreateTemp(dir, "index")
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := tf.Name()
+		defer os.Remove(path)
+		tf.Write(data)
+		tf.Close()
+		sc, _ := openIndexScan(path, "")
+		if sc == nil {
+			return
+		}
+		fast := &IndexSnapshot{sc: sc}
+		asks := []string{"", "d0", "d1/f01.txt", "d2", "zz", "d0/f00.txt"}
+		ix, err := gitindex.Decode(data, 20)
+		for i := 0; err == nil && i < len(ix.Entries); i++ {
+			asks = append(asks, ix.Entries[i].Path)
+		}
+		for _, p := range asks {
+			st, hd := fast.Stages(p), fast.HasDir(p)
+			var names []string
+			fast.children(p, func(n string) bool { names = append(names, n); return len(names) < 1000 })
+			if err != nil {
+				continue
+			}
+			full := &IndexSnapshot{ix: ix}
+			if !reflect.DeepEqual(st, full.Stages(p)) || hd != full.HasDir(p) {
+				t.Fatalf("%q: the scan and the decoder disagree", p)
+			}
+		}
+	})
 }

@@ -3,6 +3,7 @@ package gitindex
 import (
 	"crypto/sha1"
 	"fmt"
+	"io"
 	"testing"
 )
 
@@ -101,6 +102,80 @@ func BenchmarkApply10Of100k(b *testing.B) {
 			if err := ix.Set(Entry{Path: fmt.Sprintf("src/pkg%03d/new%d.go", k*17, k), Mode: ModeFile, Hash: h}); err != nil {
 				b.Fatal(err)
 			}
+		}
+		if _, err := ix.Encode(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkScan300k: what Open costs over a 300,000-entry index already
+// in memory, besides the hash it starts in the background: the scan that
+// finds every entry's offset and checks it (no entry is decoded).
+func BenchmarkScan300k(b *testing.B) {
+	for _, ver := range []uint32{2, 4} {
+		raw, _ := synthetic(300_000, ver).Encode()
+		b.Run(fmt.Sprintf("v%d", ver), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				if _, _, err := scan(raw, 20, 1_800_000_000); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSplice300k: the index step of an apply of k files to a
+// 300,000-entry index read by Open: k replacements, then WriteTo (which
+// splices, and hashes beside the scan). The decode+encode of the same
+// edits is BenchmarkFull300k.
+func BenchmarkSplice300k(b *testing.B) {
+	for _, ver := range []uint32{2, 4} {
+		raw, _ := synthetic(300_000, ver).Encode()
+		for _, k := range []int{1, 10, 1000} {
+			b.Run(fmt.Sprintf("v%d/k=%d", ver, k), func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(raw)))
+				h := make([]byte, 20)
+				for b.Loop() {
+					ix, err := openBytes(raw, 20, 1_800_000_000)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for j := 0; j < k; j++ {
+						e := ix.At((j*300_000/k + 150_000/k) % 300_000)
+						e.Hash = h
+						if err := ix.Set(e); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if _, err := ix.WriteTo(io.Discard); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkFull300k is BenchmarkSplice300k through Decode (without the
+// checksum) and a full Encode: what apply did before the splice.
+func BenchmarkFull300k(b *testing.B) {
+	raw, _ := synthetic(300_000, 2).Encode()
+	h := make([]byte, 20)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		ix, err := decode(raw, 20)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e := ix.Entries[150_000]
+		e.Hash = h
+		if err := ix.Set(e); err != nil {
+			b.Fatal(err)
 		}
 		if _, err := ix.Encode(); err != nil {
 			b.Fatal(err)

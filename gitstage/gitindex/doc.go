@@ -15,7 +15,28 @@
 //   - it is several times slower (81/84 ms to decode/encode an 8 MB index,
 //     against about 15/10 ms for a small codec).
 //
-// This package uses only the standard library.
+// This package uses only the standard library and golang.org/x/sys (mmap,
+// fallocate).
+//
+// # Two ways to read
+//
+//   - Decode and ReadFile decode every entry into Entries, and verify the
+//     trailer checksum, as git fsck does.
+//   - Open reads an index for an update of a few entries, as apply does: it
+//     maps the file, finds every entry's offset and makes every check that
+//     Decode makes except the checksum, which git's own readers skip (git
+//     2.39 verifies it only in fsck: verify_index_checksum). It decodes no
+//     entry (Entries is nil; Len, At, Find, Unmerged, Racy, Vouch, Set and
+//     Remove work on the file's bytes), and hashes the file in the
+//     background for the Encode to come. Encode and WriteTo then splice: the
+//     runs of unchanged entries are the file's bytes (WriteTo writes them
+//     from the mapping to the lock file and never builds the new index in
+//     memory), only the changed entries are encoded, the cache-tree is
+//     rewritten only along the changed paths, and the checksum resumes from
+//     the background hash at the first changed byte. The bytes are those of a
+//     full decode and encode of the same edits (TestSpliceEqualsFullEncode,
+//     FuzzSplice), and those that `git update-index` writes for the same
+//     change (TestSpliceWritesWhatGitWrites).
 //
 // # What it guarantees
 //
@@ -52,11 +73,15 @@
 //     O_CREAT|O_EXCL (EEXIST, after an optional backoff, is ErrLocked with
 //     the lock's path and the fix), written, and renamed over the index.
 //     The index path is a parameter: a linked worktree has its own.
+//   - Versions 2 and 3 are written as git's do_write_index writes them: 3
+//     when an entry has extended flags, else 2.
 //
 // Cost: one Decode and one Encode of a 100,000-entry index (9.6 MB, v2)
 // take about 20 ms and 10 allocations on a 2-core machine, about half of it
 // SHA-1 (BenchmarkDecodeEncode100k); Set and Remove are a binary search and
-// a slice move.
+// a slice move. An update through Open costs one pass over the entries'
+// offsets, the SHA-1 of the new file (mostly done beside that pass) and the
+// write: no allocation per entry (BenchmarkSplice300k, BENCHMARKS.md).
 //
 // What it does not do: write split or sparse indexes, build a cache-tree for
 // directories that have none, fsync unless asked (Lock.Sync), or apply

@@ -9,11 +9,18 @@ import (
 // there is none, the position where it would be inserted and false. In that
 // case Entries[i] may be a conflict entry (stage 1–3) for the same path.
 func (ix *Index) Find(path string) (int, bool) {
-	return ix.search(path, 0)
+	i, ok := ix.search(path, 0)
+	if lz := ix.lz; lz != nil && lz.pre != nil {
+		lz.pre.hint(lz.offsetAt(i))
+	}
+	return i, ok
 }
 
 // search is a binary search for (path, stage) in git's order.
 func (ix *Index) search(path string, stage int) (int, bool) {
+	if ix.lz != nil {
+		return ix.lz.search(path, stage, ix.HashSize)
+	}
 	es := ix.Entries
 	i := sort.Search(len(es), func(k int) bool {
 		if es[k].Path != path {
@@ -57,8 +64,17 @@ func (ix *Index) Set(e Entry) error {
 
 	lo, _ := ix.search(e.Path, 0)
 	hi := lo
-	for hi < len(ix.Entries) && ix.Entries[hi].Path == e.Path {
+	for ix.samePath(hi, e.Path) {
 		hi++
+	}
+	if lz := ix.lz; lz != nil {
+		lz.splice(lo, hi, &e)
+		if hi-lo != 1 {
+			ix.pathsChanged = true
+		}
+		ix.changed = true
+		ix.invalidateTree(e.Path)
+		return nil
 	}
 	switch hi - lo {
 	case 1:
@@ -84,13 +100,17 @@ func (ix *Index) Set(e Entry) error {
 func (ix *Index) Remove(path string) bool {
 	lo, _ := ix.search(path, 0)
 	hi := lo
-	for hi < len(ix.Entries) && ix.Entries[hi].Path == path {
+	for ix.samePath(hi, path) {
 		hi++
 	}
 	if hi == lo {
 		return false
 	}
-	ix.Entries = append(ix.Entries[:lo], ix.Entries[hi:]...)
+	if ix.lz != nil {
+		ix.lz.splice(lo, hi, nil)
+	} else {
+		ix.Entries = append(ix.Entries[:lo], ix.Entries[hi:]...)
+	}
 	ix.changed, ix.pathsChanged = true, true
 	ix.invalidateTree(path)
 	return true
@@ -101,7 +121,7 @@ func (ix *Index) Remove(path string) bool {
 func (ix *Index) checkDirFile(path string) error {
 	for i := strings.IndexByte(path, '/'); i >= 0; {
 		dir := path[:i]
-		if k, _ := ix.search(dir, 0); k < len(ix.Entries) && ix.Entries[k].Path == dir {
+		if k, _ := ix.search(dir, 0); ix.samePath(k, dir) {
 			return &dirFileError{path: path, other: dir, otherIsFile: true}
 		}
 		j := strings.IndexByte(path[i+1:], '/')
@@ -111,10 +131,28 @@ func (ix *Index) checkDirFile(path string) error {
 		i += 1 + j
 	}
 	prefix := path + "/"
-	if k, _ := ix.search(prefix, 0); k < len(ix.Entries) && strings.HasPrefix(ix.Entries[k].Path, prefix) {
-		return &dirFileError{path: path, other: ix.Entries[k].Path}
+	if k, _ := ix.search(prefix, 0); k < ix.Len() {
+		if other := ix.pathAt(k); strings.HasPrefix(other, prefix) {
+			return &dirFileError{path: path, other: other}
+		}
 	}
 	return nil
+}
+
+// samePath reports whether entry i exists and has the given path.
+func (ix *Index) samePath(i int, path string) bool {
+	if ix.lz != nil {
+		return ix.lz.samePath(i, path, ix.HashSize)
+	}
+	return i < len(ix.Entries) && ix.Entries[i].Path == path
+}
+
+// pathAt returns the path of entry i.
+func (ix *Index) pathAt(i int) string {
+	if ix.lz != nil {
+		return ix.lz.pathAt(i, ix.HashSize)
+	}
+	return ix.Entries[i].Path
 }
 
 type dirFileError struct {
@@ -164,6 +202,9 @@ func (ix *Index) Racy() []int {
 	if ix.ModTime.IsZero() || ix.noSmudge {
 		return nil
 	}
+	if ix.lz != nil {
+		return ix.lz.racy(ix)
+	}
 	racySec := uint32(ix.ModTime.Unix())
 	var out []int
 	for i := range ix.Entries {
@@ -179,4 +220,10 @@ func (ix *Index) Racy() []int {
 // Vouch marks entry i as checked by the caller: its file's stat data is
 // Stat and its content is Hash, so Encode keeps its stat data instead of
 // smudging it (as git does after comparing a racy entry's content).
-func (ix *Index) Vouch(i int) { ix.Entries[i].fresh = true }
+func (ix *Index) Vouch(i int) {
+	if ix.lz != nil {
+		ix.lz.vouch(i)
+		return
+	}
+	ix.Entries[i].fresh = true
+}

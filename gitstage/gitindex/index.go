@@ -9,7 +9,6 @@ import (
 	"hash"
 	"strings"
 	"time"
-	"unsafe"
 )
 
 // Time is a timestamp as the index stores it: 32-bit seconds and nanoseconds.
@@ -72,10 +71,14 @@ type Index struct {
 	// were racily clean in that file, the way git does (see Encode).
 	ModTime time.Time
 
+	lz           *lazy // the file's bytes, for an index from Open (then Entries is nil)
 	exts         []extension
 	tree         *treeNode // parsed TREE, once an edit needed it
 	treeState    int       // treeRaw, treeParsed, treeBad
 	ieot         []uint32  // IEOT block sizes (entries per block), nil if none
+	written      []uint32  // the entries' offsets in the last Encode's bytes
+	writtenSize  int64     // and their length
+	writtenSum   []byte    // and their trailer
 	changed      bool      // Set or Remove changed something
 	pathsChanged bool      // entries were added or removed
 
@@ -164,166 +167,14 @@ func checkHeader(b []byte, hashSize int) error {
 	return nil
 }
 
-// decode parses an index whose header checkHeader accepted; the trailer is
-// not verified here.
+// decode parses an index whose header checkHeader accepted into Entries;
+// the trailer is not verified here.
 func decode(b []byte, hashSize int) (*Index, error) {
-	ver := binary.BigEndian.Uint32(b[4:])
-	body := len(b) - hashSize
-	ix := &Index{Version: ver, HashSize: hashSize}
-	if allZero(b[body:]) {
-		ix.SkipHash = true
+	ix, bs, err := scan(b, hashSize, 0)
+	if err != nil {
+		return nil, err
 	}
-
-	n := int(binary.BigEndian.Uint32(b[8:]))
-	fixed := 40 + hashSize + 2
-	if n > (body-headerSize)/(fixed+2) {
-		return nil, corrupt(8, "the header claims %d entries, more than the file can hold", n)
-	}
-	entries := make([]Entry, n, n+64) // room for a change set's new paths
-	hashes := make([]byte, n*hashSize)
-	ends := make([]int, n)
-	arenaCap := body - headerSize - n*fixed // names and padding (v2/v3)
-	if ver == 4 {
-		arenaCap *= 4 // suffixes only; the full paths are longer
-	}
-	arena := make([]byte, 0, arenaCap)
-	p := headerSize
-	prevStart, prevStage := 0, 0
-	// A split index stores replaced entries with empty paths; the "link"
-	// extension after the entries says so. Errors in the entries' content
-	// are therefore reported only after the extensions were seen.
-	var deferred error
-	deferr := func(err error) {
-		if deferred == nil {
-			deferred = err
-		}
-	}
-	for i := range entries {
-		start := p
-		if body-p < fixed {
-			return nil, corrupt(p, "entry %d is truncated", i)
-		}
-		e := &entries[i]
-		e.Ctime = Time{be32(b, p), be32(b, p+4)}
-		e.Mtime = Time{be32(b, p+8), be32(b, p+12)}
-		e.Dev = be32(b, p+16)
-		e.Ino = be32(b, p+20)
-		e.Mode = be32(b, p+24)
-		e.UID = be32(b, p+28)
-		e.GID = be32(b, p+32)
-		e.Size = be32(b, p+36)
-		e.Hash = hashes[i*hashSize : (i+1)*hashSize : (i+1)*hashSize]
-		copy(e.Hash, b[p+40:])
-		flags := binary.BigEndian.Uint16(b[p+40+hashSize:])
-		p += fixed
-		e.AssumeValid = flags&0x8000 != 0
-		e.Stage = int(flags>>12) & 3
-		nameLen := int(flags & 0xfff)
-		if flags&0x4000 != 0 {
-			// Extended flags belong to version 3+, but git reads them in
-			// version 2 as well; so does Decode (Encode then writes v3).
-			if body-p < 2 {
-				return nil, corrupt(p, "entry %d is truncated", i)
-			}
-			xf := binary.BigEndian.Uint16(b[p:])
-			p += 2
-			if xf&^0x6000 != 0 {
-				return nil, corrupt(p-2, "entry %d has unknown extended flags %#04x", i, xf)
-			}
-			e.SkipWorktree = xf&0x4000 != 0
-			e.IntentToAdd = xf&0x2000 != 0
-		}
-		nameStart := len(arena)
-		if ver == 4 {
-			strip, k := decodeVarint(b[p:body])
-			if k == 0 {
-				return nil, corrupt(p, "entry %d has a malformed path prefix length", i)
-			}
-			p += k
-			prevLen := nameStart - prevStart
-			if strip > uint64(prevLen) {
-				return nil, corrupt(p-k, "entry %d strips %d bytes of a %d-byte previous path", i, strip, prevLen)
-			}
-			arena = append(arena, arena[prevStart:nameStart-int(strip)]...)
-			nul := bytes.IndexByte(b[p:body], 0)
-			if nul < 0 {
-				return nil, corrupt(p, "the path of entry %d is not terminated", i)
-			}
-			arena = append(arena, b[p:p+nul]...)
-			p += nul + 1
-		} else {
-			nul := bytes.IndexByte(b[p:body], 0)
-			if nul < 0 {
-				return nil, corrupt(p, "the path of entry %d is not terminated", i)
-			}
-			arena = append(arena, b[p:p+nul]...)
-			p = start + ((p - start + nul + 8) &^ 7)
-			if p > body {
-				return nil, corrupt(start, "entry %d runs past the end of the entries", i)
-			}
-		}
-		name := arena[nameStart:]
-		if len(name) == 0 {
-			deferr(corrupt(start, "entry %d has an empty path", i))
-		}
-		if (nameLen < 0xfff && len(name) != nameLen) || (nameLen == 0xfff && len(name) < 0xfff) {
-			deferr(corrupt(start, "entry %d: the path is %d bytes but the flags say %d", i, len(name), nameLen))
-		}
-		if e.Mode&modeTypeMask == modeDir {
-			return nil, ErrSparseIndex
-		}
-		if i > 0 {
-			c := bytes.Compare(arena[prevStart:nameStart], name)
-			switch {
-			case c > 0:
-				deferr(corrupt(start, "entry %d (%q) is out of order", i, name))
-			case c == 0 && (prevStage == 0 || e.Stage == 0):
-				deferr(corrupt(start, "entry %d (%q): a merged entry and a conflict entry for the same path", i, name))
-			case c == 0 && e.Stage <= prevStage:
-				deferr(corrupt(start, "entry %d (%q): stages out of order", i, name))
-			}
-		}
-		prevStart, prevStage = nameStart, e.Stage
-		ends[i] = len(arena)
-	}
-	// All paths share one allocation; arena is never written again.
-	paths := unsafe.String(unsafe.SliceData(arena), len(arena))
-	from := 0
-	for i := range entries {
-		entries[i].Path = paths[from:ends[i]]
-		from = ends[i]
-	}
-	ix.Entries = entries
-
-	// Extensions: one copy for all of their bytes.
-	rest := append([]byte(nil), b[p:body]...)
-	for q := 0; q < len(rest); {
-		if len(rest)-q < 8 {
-			return nil, corrupt(p+q, "a truncated extension header")
-		}
-		sig := string(rest[q : q+4])
-		size := binary.BigEndian.Uint32(rest[q+4:])
-		if uint64(size) > uint64(len(rest)-q-8) {
-			return nil, corrupt(p+q, "extension %q claims %d bytes, more than the file holds", sig, size)
-		}
-		data := rest[q+8 : q+8+int(size) : q+8+int(size)]
-		switch {
-		case sig == "link":
-			return nil, &ExtensionError{Signature: sig, kind: ErrSplitIndex}
-		case sig == "sdir":
-			return nil, &ExtensionError{Signature: sig, kind: ErrSparseIndex}
-		case sig[0] < 'A' || sig[0] > 'Z':
-			return nil, &ExtensionError{Signature: sig, kind: ErrMandatoryExtension}
-		}
-		if sig == "IEOT" {
-			ix.ieot = parseIEOT(data, n)
-		}
-		ix.exts = append(ix.exts, extension{sig: sig, data: data})
-		q += 8 + int(size)
-	}
-	if deferred != nil {
-		return nil, deferred
-	}
+	ix.Entries = bs.materialize(hashSize)
 	return ix, nil
 }
 
@@ -398,9 +249,11 @@ func appendVarint(dst []byte, v uint64) []byte {
 }
 
 // Encode returns the bytes of the index file: the same version that was
-// read (version 2 is promoted to 3 when an entry needs extended flags, as git
-// does), the entries, the extensions, and the trailer (the checksum, or zeros
-// when SkipHash is set).
+// read, with git's rule for versions 2 and 3 (a version 2 index with
+// skip-worktree or intent-to-add entries is written as version 3, and a
+// version 3 index without them as version 2, as git's do_write_index
+// does), the entries, the extensions, and the trailer (the checksum, or
+// zeros when SkipHash is set).
 //
 // Extensions: optional extensions are kept byte for byte, except that
 //   - TREE (cache-tree) is rewritten with the nodes on the paths changed by
@@ -417,6 +270,9 @@ func appendVarint(dst []byte, v uint64) []byte {
 // trust from its stat data, is written with size 0, so that git re-reads
 // the file instead of trusting stat data that the new index's later mtime
 // would make look clean. git does the same ("smudging") when it writes.
+//
+// An index from Open is written by splicing (see encodeLazy): the bytes
+// are the same as those of a full encode.
 func (ix *Index) Encode() ([]byte, error) {
 	hs := ix.HashSize
 	if hs != 20 && hs != 32 {
@@ -425,6 +281,12 @@ func (ix *Index) Encode() ([]byte, error) {
 	ver := ix.Version
 	if ver < 2 || ver > 4 {
 		return nil, fmt.Errorf("%w: version %d", ErrUnsupportedVersion, ver)
+	}
+	if ix.lz != nil {
+		if b, ok := ix.encodeLazy(); ok {
+			return b, nil
+		}
+		ix.materialize()
 	}
 	fixed := 40 + hs + 2
 	size := headerSize + hs
@@ -455,9 +317,7 @@ func (ix *Index) Encode() ([]byte, error) {
 			size += 3
 		}
 	}
-	if ver == 2 && extended {
-		ver = 3
-	}
+	ver = writtenVersion(ver, extended)
 	ix.Version = ver
 	ix.dropOnChange()
 	for _, x := range ix.exts {
@@ -470,26 +330,8 @@ func (ix *Index) Encode() ([]byte, error) {
 	}
 
 	buf := make([]byte, headerSize, size+64)
-	// A large index's trailer is hashed while it is encoded (on a second
-	// core when there is one): chunks of the finished prefix go to a
-	// hashing goroutine. A chunk's bytes are never written again, and a
-	// chunk keeps its backing array even if buf grows past it.
-	var chunks chan []byte
-	var sumc chan []byte
-	fed := 0
-	if !ix.SkipHash && size >= 1<<20 {
-		chunks, sumc = make(chan []byte, 256), make(chan []byte, 1)
-		go func() {
-			h := newHash(hs)
-			for c := range chunks {
-				h.Write(c)
-			}
-			sumc <- h.Sum(nil)
-		}()
-	}
-	copy(buf, "DIRC")
-	binary.BigEndian.PutUint32(buf[4:], ver)
-	binary.BigEndian.PutUint32(buf[8:], uint32(len(ix.Entries)))
+	th := startTrailer(hs, ix.SkipHash, size)
+	putHeader(buf, ver, len(ix.Entries))
 
 	var racySec uint32
 	smudge := !ix.ModTime.IsZero() && !ix.noSmudge
@@ -507,81 +349,142 @@ func (ix *Index) Encode() ([]byte, error) {
 	}
 	nextBlock := 0
 	prev := ""
+	written := make([]uint32, 0, len(ix.Entries)+1)
 	for i := range ix.Entries {
 		e := &ix.Entries[i]
+		written = append(written, uint32(len(buf)))
 		reset := false
 		if nextBlock < len(blockStarts) && blockStarts[nextBlock] == i {
 			blockOffs = append(blockOffs, len(buf))
 			reset = i > 0
 			nextBlock++
 		}
-		start := len(buf)
-		buf = buf[:start+fixed]
 		s := e.Size
-		if smudge && !e.fresh && s != 0 && racySec <= e.Mtime.Sec && !e.AssumeValid && !e.SkipWorktree &&
-			(e.Mode&modeTypeMask == 0o100000 || e.Mode&modeTypeMask == ModeSymlink) {
+		if smudge && !e.fresh && smudges(racySec, s, e.Mtime.Sec, e.AssumeValid, e.SkipWorktree, e.Mode) {
 			s = 0
 		}
-		put32(buf, start, e.Ctime.Sec)
-		put32(buf, start+4, e.Ctime.Nsec)
-		put32(buf, start+8, e.Mtime.Sec)
-		put32(buf, start+12, e.Mtime.Nsec)
-		put32(buf, start+16, e.Dev)
-		put32(buf, start+20, e.Ino)
-		put32(buf, start+24, e.Mode)
-		put32(buf, start+28, e.UID)
-		put32(buf, start+32, e.GID)
-		put32(buf, start+36, s)
-		copy(buf[start+40:], e.Hash)
-		nl := len(e.Path)
-		if nl > 0xfff {
-			nl = 0xfff
-		}
-		flags := uint16(nl) | uint16(e.Stage)<<12
-		if e.AssumeValid {
-			flags |= 0x8000
-		}
-		xf := uint16(0)
-		if e.SkipWorktree {
-			xf |= 0x4000
-		}
-		if e.IntentToAdd {
-			xf |= 0x2000
-		}
-		if xf != 0 {
-			flags |= 0x4000
-		}
-		binary.BigEndian.PutUint16(buf[start+40+hs:], flags)
-		if xf != 0 {
-			buf = binary.BigEndian.AppendUint16(buf, xf)
-		}
-		if ver == 4 {
-			common := 0
-			if !reset {
-				for common < len(prev) && common < len(e.Path) && prev[common] == e.Path[common] {
-					common++
-				}
-			}
-			buf = appendVarint(buf, uint64(len(prev)-common))
-			buf = append(buf, e.Path[common:]...)
-			buf = append(buf, 0)
-			prev = e.Path
-		} else {
-			buf = append(buf, e.Path...)
-			end := start + ((len(buf) - start + 8) &^ 7)
-			for len(buf) < end {
-				buf = append(buf, 0)
-			}
-		}
-		if chunks != nil && len(buf)-fed >= 256<<10 {
-			chunks <- buf[fed:len(buf):len(buf)]
-			fed = len(buf)
-		}
+		buf = appendEntry(buf, e, s, ver, hs, prev, reset)
+		prev = e.Path
+		buf = th.feed(buf)
 	}
+	ix.written = append(written, uint32(len(buf)))
+	buf = ix.appendExtensions(buf, treeData, blockOffs, len(buf))
+	buf = th.finish(buf)
+	ix.wrote(len(buf), buf[len(buf)-hs:])
+	return buf, nil
+}
 
-	// Extensions, in their original order. EOIE is recomputed: the offset
-	// of the first extension and the hash of the headers before it.
-	extStart := len(buf)
+// Written describes the index bytes that the last Encode returned or
+// WriteTo wrote, so that a reader of them can find an entry by binary
+// search without hopping over the ones before it.
+type Written struct {
+	Size    int64    // the length of the file
+	Version uint32   // the version in its header
+	Trailer []byte   // its last HashSize bytes: the checksum, or zeros
+	Offsets []uint32 // where each entry starts, then where the entries end (Len()+1 values)
+}
+
+// Written returns what the last Encode or WriteTo produced, or false before
+// the first one.
+func (ix *Index) Written() (Written, bool) {
+	if ix.written == nil {
+		return Written{}, false
+	}
+	return Written{Size: ix.writtenSize, Version: ix.Version, Trailer: ix.writtenSum, Offsets: ix.written}, true
+}
+
+// Offsets returns Written().Offsets.
+func (ix *Index) Offsets() []uint32 { return ix.written }
+
+// wrote records the size and the trailer of the bytes just produced.
+func (ix *Index) wrote(size int, trailer []byte) {
+	ix.writtenSize, ix.writtenSum = int64(size), append([]byte(nil), trailer...)
+}
+
+// writtenVersion is the version git writes for an index read as version
+// ver: versions 2 and 3 become 3 with extended entries and 2 without
+// (do_write_index: "demote version 3 to version 2 when the latter
+// suffices"); version 4 stays.
+func writtenVersion(ver uint32, extended bool) uint32 {
+	if ver == 2 || ver == 3 {
+		if extended {
+			return 3
+		}
+		return 2
+	}
+	return ver
+}
+
+func putHeader(buf []byte, ver uint32, n int) {
+	copy(buf, "DIRC")
+	binary.BigEndian.PutUint32(buf[4:], ver)
+	binary.BigEndian.PutUint32(buf[8:], uint32(n))
+}
+
+// appendEntry appends the encoding of e, with size as its size field;
+// prev is the previous entry's path (version 4: the prefix compression),
+// and reset says that e starts a block of the entry offset table, which
+// shares no prefix with prev (git strips all of prev then).
+func appendEntry(buf []byte, e *Entry, size uint32, ver uint32, hs int, prev string, reset bool) []byte {
+	fixed := 40 + hs + 2
+	start := len(buf)
+	buf = append(buf, make([]byte, fixed)...)
+	put32(buf, start, e.Ctime.Sec)
+	put32(buf, start+4, e.Ctime.Nsec)
+	put32(buf, start+8, e.Mtime.Sec)
+	put32(buf, start+12, e.Mtime.Nsec)
+	put32(buf, start+16, e.Dev)
+	put32(buf, start+20, e.Ino)
+	put32(buf, start+24, e.Mode)
+	put32(buf, start+28, e.UID)
+	put32(buf, start+32, e.GID)
+	put32(buf, start+36, size)
+	copy(buf[start+40:], e.Hash)
+	nl := len(e.Path)
+	if nl > 0xfff {
+		nl = 0xfff
+	}
+	flags := uint16(nl) | uint16(e.Stage)<<12
+	if e.AssumeValid {
+		flags |= 0x8000
+	}
+	xf := uint16(0)
+	if e.SkipWorktree {
+		xf |= 0x4000
+	}
+	if e.IntentToAdd {
+		xf |= 0x2000
+	}
+	if xf != 0 {
+		flags |= 0x4000
+	}
+	binary.BigEndian.PutUint16(buf[start+40+hs:], flags)
+	if xf != 0 {
+		buf = binary.BigEndian.AppendUint16(buf, xf)
+	}
+	if ver == 4 {
+		common := 0
+		for !reset && common < len(prev) && common < len(e.Path) && prev[common] == e.Path[common] {
+			common++
+		}
+		buf = appendVarint(buf, uint64(len(prev)-common))
+		buf = append(buf, e.Path[common:]...)
+		return append(buf, 0)
+	}
+	buf = append(buf, e.Path...)
+	end := start + ((len(buf) - start + 8) &^ 7)
+	for len(buf) < end {
+		buf = append(buf, 0)
+	}
+	return buf
+}
+
+// appendExtensions appends the extensions in their original order. TREE
+// is treeData when the cache-tree was rewritten; IEOT gets the offsets
+// blockOffs; EOIE is recomputed: the offset of the first extension (which
+// is extStart in the index written) and the hash of the headers before it.
+func (ix *Index) appendExtensions(buf, treeData []byte, blockOffs []int, extStart int) []byte {
+	hs := ix.HashSize
 	eoie := newHash(hs)
 	for _, x := range ix.exts {
 		data := x.data
@@ -615,19 +518,61 @@ func (ix *Index) Encode() ([]byte, error) {
 		buf = append(buf, hdr[:]...)
 		buf = append(buf, data...)
 	}
+	return buf
+}
 
-	if chunks != nil {
-		chunks <- buf[fed:len(buf):len(buf)]
-		close(chunks)
-		buf = append(buf, <-sumc...)
-	} else if ix.SkipHash {
-		buf = append(buf, make([]byte, hs)...)
-	} else {
-		h := newHash(hs)
-		h.Write(buf)
-		buf = h.Sum(buf)
+// trailer hashes a large index while it is encoded (on a second core when
+// there is one): chunks of the finished prefix go to a hashing goroutine. A
+// chunk's bytes are never written again, and a chunk keeps its backing
+// array even if buf grows past it.
+type trailer struct {
+	hs     int
+	skip   bool
+	chunks chan []byte
+	sum    chan []byte
+	fed    int
+}
+
+const trailerChunk = 256 << 10
+
+func startTrailer(hs int, skipHash bool, size int) *trailer {
+	t := &trailer{hs: hs, skip: skipHash}
+	if !skipHash && size >= 1<<20 {
+		t.chunks, t.sum = make(chan []byte, 256), make(chan []byte, 1)
+		go func() {
+			h := newHash(hs)
+			for c := range t.chunks {
+				h.Write(c)
+			}
+			t.sum <- h.Sum(nil)
+		}()
 	}
-	return buf, nil
+	return t
+}
+
+// feed hands the bytes of buf that are final and not yet hashed to the
+// hashing goroutine, in chunks of at least trailerChunk bytes.
+func (t *trailer) feed(buf []byte) []byte {
+	if t.chunks != nil && len(buf)-t.fed >= trailerChunk {
+		t.chunks <- buf[t.fed:len(buf):len(buf)]
+		t.fed = len(buf)
+	}
+	return buf
+}
+
+// finish appends the trailer.
+func (t *trailer) finish(buf []byte) []byte {
+	switch {
+	case t.chunks != nil:
+		t.chunks <- buf[t.fed:len(buf):len(buf)]
+		close(t.chunks)
+		return append(buf, <-t.sum...)
+	case t.skip:
+		return append(buf, make([]byte, t.hs)...)
+	}
+	h := newHash(t.hs)
+	h.Write(buf)
+	return h.Sum(buf)
 }
 
 // dropOnChange removes the extensions that an edit makes stale.
@@ -637,7 +582,7 @@ func (ix *Index) dropOnChange() {
 		for _, c := range ix.ieot {
 			total += int(c)
 		}
-		if total != len(ix.Entries) || ix.changed {
+		if total != ix.Len() || ix.changed {
 			ix.ieot = nil
 		}
 	}
@@ -664,9 +609,14 @@ func put32(b []byte, p int, v uint32) { binary.BigEndian.PutUint32(b[p:], v) }
 // Extensions returns the signatures of the extensions that Encode would
 // write now, in order.
 func (ix *Index) Extensions() []string {
+	treeBad := ix.treeState == treeBad
+	if ix.lz != nil {
+		_, keep := ix.lazyTree()
+		treeBad = treeBad || !keep
+	}
 	var sigs []string
 	for _, x := range ix.exts {
-		if x.sig == "TREE" && ix.treeState == treeBad {
+		if x.sig == "TREE" && treeBad {
 			continue
 		}
 		if x.sig == "IEOT" && ix.ieot == nil {

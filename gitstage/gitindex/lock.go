@@ -77,6 +77,8 @@ type Lock struct {
 	lockPath string
 	f        *os.File
 	err      error // the first write error
+	written  int64
+	prealloc bool
 	done     bool
 }
 
@@ -119,11 +121,24 @@ func (l *Lock) Write(p []byte) (int, error) {
 	if l.done {
 		return 0, fmt.Errorf("gitindex: write to %s after commit or rollback", l.lockPath)
 	}
+	if l.written == 0 && len(p) >= 1<<20 {
+		l.preallocate(int64(len(p))) // usually the whole index in one write
+	}
 	n, err := l.f.Write(p)
+	l.written += int64(n)
 	if err != nil && l.err == nil {
 		l.err = err
 	}
 	return n, err
+}
+
+// preallocate gives the empty lock file its final size, once (see
+// prealloc_linux.go).
+func (l *Lock) preallocate(size int64) {
+	if l.written == 0 && !l.done && !l.prealloc && size >= 1<<20 {
+		l.prealloc = true
+		preallocate(l.f, size)
+	}
 }
 
 // Sync flushes the lock file to stable storage. git does not fsync the index

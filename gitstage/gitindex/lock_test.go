@@ -1,6 +1,7 @@
 package gitindex
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -130,4 +131,61 @@ func TestLock(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestLockWritesExactlyWhatIsWritten: the lock file is given its size up
+// front for a large write (preallocation); the index renamed into place
+// holds exactly the bytes written, after one large write and more, and
+// after WriteTo of an index from Open, which equals its Encode.
+func TestLockWritesExactlyWhatIsWritten(t *testing.T) {
+	dir := t.TempDir()
+	index := filepath.Join(dir, "index")
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<17) // 2 MiB
+	l, err := LockIndex(index, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Write(big)
+	l.Write([]byte("tail"))
+	if err := l.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(index); !bytes.Equal(got, append(big, "tail"...)) {
+		t.Fatalf("the index holds %d bytes, want %d", len(got), len(big)+4)
+	}
+
+	raw, _ := synthetic(25_000, 2).Encode()
+	if err := os.WriteFile(index, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := decode(raw, 20)
+	ix, err := Open(index, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []*Index{ix, want} {
+		e := x.At(12_345)
+		e.Hash = bytes.Repeat([]byte{7}, 20)
+		if err := x.Set(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantBytes, _ := want.Encode()
+	l, err = LockIndex(index, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := ix.WriteTo(l)
+	if err != nil || n != int64(len(wantBytes)) {
+		t.Fatalf("WriteTo = %d, %v", n, err)
+	}
+	if err := l.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(index); !bytes.Equal(got, wantBytes) {
+		t.Fatalf("the index written through the lock differs from Encode's at byte %d", firstDiff(got, wantBytes))
+	}
+	if _, err := Decode(wantBytes, 20); err != nil {
+		t.Fatal(err)
+	}
 }

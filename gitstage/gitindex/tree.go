@@ -125,6 +125,10 @@ func (ix *Index) invalidateTree(path string) {
 	if ix.noInvalidate {
 		return
 	}
+	if ix.lz != nil {
+		ix.lz.touched = append(ix.lz.touched, path) // Encode rewrites the bytes along it
+		return
+	}
 	if ix.treeState == treeRaw {
 		ix.treeState = treeBad
 		for _, x := range ix.exts {

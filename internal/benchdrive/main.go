@@ -4,30 +4,41 @@
 // nika binary reads only from a terminal: it exists for measurement and is
 // never built into nika.
 //
-//	benchdrive synth DIR N             build (or reuse) DIR/repo-N, print its path
+//	benchdrive synth DIR N [manyfiles] build (or reuse) DIR/repo-N (or DIR/repo-N-manyfiles, with
+//	                                   feature.manyFiles), print its path
 //	benchdrive change REPO N K SEQ OUT write a change set of K files: OUT.reply (nika's
 //	                                   fenced reply), OUT.patch (git apply's patch),
 //	                                   OUT.paths (one path a line)
 //	benchdrive apply REPO ID           apply a pending proposal (consent by the harness)
+//	benchdrive propose REPO FILE       propose FILE (a fenced reply) as nika propose --json does
+//	                                   (flow.Propose, then the JSON preview), print the id
 //	benchdrive propose-apply REPO FILE propose FILE (a fenced reply) and apply it, in one process
+//	benchdrive check REPEAT FILE...    run the checker over the files REPEAT times (for profiles of
+//	                                   what nika check spends inside the checker), on
+//	                                   $BENCH_WORKERS goroutines (1)
 //	benchdrive time CMD ARGS...        run CMD (stdout to $BENCH_STDOUT or /dev/null), print
 //	                                   "wall_ms cpu_ms peak_rss_kb" (getrusage, µs resolution)
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/nika-dev/nika/checker"
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/internal/synth"
+	"github.com/nika-dev/nika/preview"
 )
 
 func main() {
@@ -68,10 +79,14 @@ func run(args []string) error {
 	}
 	switch args[0] {
 	case "synth":
-		if len(args) != 3 {
-			return fmt.Errorf("usage: benchdrive synth DIR N")
+		if len(args) != 3 && len(args) != 4 {
+			return fmt.Errorf("usage: benchdrive synth DIR N [manyfiles]")
 		}
-		dir, err := synth.Build(args[1], atoi(args[2]))
+		variant := synth.Default
+		if len(args) == 4 {
+			variant = args[3]
+		}
+		dir, err := synth.BuildVariant(args[1], atoi(args[2]), variant)
 		if err != nil {
 			return err
 		}
@@ -108,6 +123,75 @@ func run(args []string) error {
 		return err
 	case "time":
 		return timeCmd(args[1:])
+	case "check":
+		if len(args) < 3 {
+			return fmt.Errorf("usage: benchdrive check REPEAT FILE...")
+		}
+		var data [][]byte
+		for _, f := range args[2:] {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return err
+			}
+			data = append(data, b)
+		}
+		// BENCH_WORKERS checks the files on that many goroutines (what a
+		// parallel nika check would do).
+		workers := 1
+		if w := os.Getenv("BENCH_WORKERS"); w != "" {
+			workers = atoi(w)
+		}
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		findings := 0
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				for n := atoi(args[1]); n > 0; n-- {
+					for i, f := range args[2:] {
+						if i%workers != w {
+							continue
+						}
+						// as nika check judges a file outside a
+						// repository: with the disk beside it
+						abs, _ := filepath.Abs(f)
+						k := len(checker.CheckFS(flow.DiskFS(filepath.Dir(abs)), filepath.Base(abs), data[i]).Findings)
+						mu.Lock()
+						findings += k
+						mu.Unlock()
+					}
+				}
+			}(w)
+		}
+		wg.Wait()
+		fmt.Println(findings)
+		return nil
+	case "propose":
+		if len(args) != 3 {
+			return fmt.Errorf("usage: benchdrive propose REPO FILE")
+		}
+		r, err := gitstage.Open(args[1])
+		if err != nil {
+			return err
+		}
+		in, err := os.ReadFile(args[2])
+		if err != nil {
+			return err
+		}
+		p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: in, Format: "reply", Allow: []string{"**"}, Goal: "bench"})
+		if err != nil {
+			return err
+		}
+		if p.Empty() {
+			return fmt.Errorf("nothing to propose: the files already hold these bytes")
+		}
+		var b bytes.Buffer
+		if err := preview.JSON(&b, flow.PreviewInput(p)); err != nil {
+			return err
+		}
+		fmt.Println(p.Proposal.ID)
+		return nil
 	case "propose-apply":
 		if len(args) != 3 {
 			return fmt.Errorf("usage: benchdrive propose-apply REPO FILE")

@@ -97,8 +97,31 @@ func HistoryTouches(n, c int) []int {
 // Build makes (or reuses) a repository of n files in cache/repo-<n>, with
 // the working tree checked out and a clean index, and returns its path. The
 // environment must already isolate git (see internal/gittest).
-func Build(cache string, n int) (string, error) {
-	dir := filepath.Join(cache, fmt.Sprintf("repo-%d", n))
+func Build(cache string, n int) (string, error) { return BuildVariant(cache, n, "") }
+
+// Variants of the repository's configuration that BuildVariant knows.
+const (
+	// Default is git's default index: version 2, with a cache-tree.
+	Default = ""
+	// ManyFiles is feature.manyFiles: an index of version 4 (path prefix
+	// compression) and the untracked cache, which git status fills. With
+	// git 2.40 and later it also means index.skipHash; git 2.39 ignores
+	// that setting and writes the checksum.
+	ManyFiles = "manyfiles"
+)
+
+// BuildVariant is Build for a variant of the configuration (Default or
+// ManyFiles), in cache/repo-<n> or cache/repo-<n>-<variant>.
+func BuildVariant(cache string, n int, variant string) (string, error) {
+	name := fmt.Sprintf("repo-%d", n)
+	switch variant {
+	case Default:
+	case ManyFiles:
+		name += "-" + variant
+	default:
+		return "", fmt.Errorf("synth: unknown variant %q", variant)
+	}
+	dir := filepath.Join(cache, name)
 	if _, err := os.Stat(filepath.Join(dir, ".git", "synth-done-v2")); err == nil {
 		return dir, configure(dir)
 	}
@@ -140,8 +163,18 @@ func Build(cache string, n int) (string, error) {
 	if err := run(dir, nil, "repack", "-adq", "--window=10", "--depth=50"); err != nil {
 		return "", err
 	}
+	if variant == ManyFiles {
+		if err := run(dir, nil, "config", "feature.manyFiles", "true"); err != nil {
+			return "", err
+		}
+	}
 	if err := run(dir, nil, "reset", "-q", "--hard", "main"); err != nil {
 		return "", err
+	}
+	if variant == ManyFiles {
+		if err := run(dir, nil, "status", "--porcelain"); err != nil { // fills the untracked cache
+			return "", err
+		}
 	}
 	if err := configure(dir); err != nil {
 		return "", err

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package gitindex
+
+import "os"
+
+func preallocate(f *os.File, size int64) {}
