@@ -49,7 +49,7 @@ How to work:
 1. Call check with your edit (a reply with fenced blocks that name a path, an apply_patch payload, a unified diff, or search/replace blocks). It stages nothing and returns the refusals and checker findings that propose would give. Fix what it reports.
 2. Call propose with the same text and a one-line goal. It returns the proposal's id, its changes, the checker's findings and effect rows, and the line the human runs: nika apply <id>.
 3. Then stop. Give the human that exact line to run in their own terminal, and wait for them. Do not run nika apply yourself, and do not propose the same change again while it is pending.
-4. Later, call list (with all: true) to see whether the human applied or discarded it, and call feedback, if the server has that tool, to read what the human said about it.
+4. Later, call list (with all: true) to see whether the human applied or discarded it, and call feedback to read what the human said about it.
 
 A refusal is a tool error with a class, a text and a hint: follow the hint. What a proposal may touch beyond workflows (*.nika.yaml) and nika.yaml is the human's choice (their allow list); ask them, never work around it. status shows the branch, the workflows with their verdicts, the dirty paths and the allow list; explain explains a finding code; withdraw discards a pending proposal of yours that you no longer want.`
 

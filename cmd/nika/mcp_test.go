@@ -177,7 +177,7 @@ func TestMCPTools(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	if got := strings.Join(names, " "); got != "check explain list propose show status withdraw" {
+	if got := strings.Join(names, " "); got != "check explain feedback list propose show status withdraw" {
 		t.Errorf("tools %s", got)
 	}
 	if ins := cs.InitializeResult().Instructions; !strings.Contains(ins, "nika apply <id>") || !strings.Contains(ins, "feedback") {
@@ -284,6 +284,15 @@ func TestMCPTools(t *testing.T) {
 	if ex.Code != "NIKA-PARSE-002" || ex.Text == "" {
 		t.Errorf("explain %+v", ex)
 	}
+
+	// feedback: the human's word on a proposal, for the agent's next edit;
+	// a pending one with no word yet
+	var fb mcpFeedbackOut
+	ok(t, cs, "feedback", map[string]any{"id": doc.ID}, &fb)
+	if fb.Type != "feedback" || fb.Feedback.ID != doc.ID || fb.Feedback.Decision != "pending" || len(fb.Feedback.Comments) != 0 {
+		t.Errorf("feedback %+v", fb)
+	}
+	refused(t, cs, "feedback", map[string]any{"id": "0123456789abcdef"}, refusal.NotFound)
 
 	// withdraw: discarded, touches no project file, once
 	var wd mcpWithdrawOut
@@ -561,6 +570,8 @@ func TestMCPWritesNothingElse(t *testing.T) {
 		{"status", call("status", fixed(map[string]any{}))},
 		{"explain", call("explain", fixed(map[string]any{"code": "NIKA-PARSE-002"}))},
 		{"explain bad", call("explain", fixed(map[string]any{"code": 7}))},
+		{"feedback", call("feedback", byID)},
+		{"feedback bad", call("feedback", fixed(map[string]any{"id": "nope"}))},
 		{"withdraw", call("withdraw", byID)},
 		{"withdraw bad", call("withdraw", fixed(map[string]any{"id": "ffffffffffff"}))},
 		{"unknown tool", call("apply", byID)},

@@ -181,6 +181,11 @@ type mcpExplainOut struct {
 	Text string `json:"text"`
 }
 
+type mcpFeedbackOut struct {
+	Type     string            `json:"type" jsonschema:"feedback"`
+	Feedback flow.FeedbackInfo `json:"feedback" jsonschema:"the human's decision on the proposal and their comments on it, its files and its hunks, redacted of secrets"`
+}
+
 type mcpWithdrawOut struct {
 	Type  string `json:"type" jsonschema:"withdrawn"`
 	ID    string `json:"id"`
@@ -219,6 +224,10 @@ func (s *mcpServer) register(srv *mcp.Server) {
 	add("explain")
 	mcp.AddTool(srv, &mcp.Tool{Name: "explain", Title: "Explain a finding code",
 		Description: "What a checker finding code means and how to fix it.", Annotations: ro}, s.explain)
+
+	add("feedback")
+	mcp.AddTool(srv, &mcp.Tool{Name: "feedback", Title: "Read the human's feedback on a proposal",
+		Description: "What the human decided about a proposal (pending, applied whole, applied in part with hunks or files dropped, or discarded) and the comments they left on it, its files and its hunks, for your next edit.", Annotations: ro}, s.feedback)
 
 	add("withdraw")
 	mcp.AddTool(srv, &mcp.Tool{Name: "withdraw", Title: "Withdraw a pending proposal",
@@ -457,6 +466,20 @@ func (s *mcpServer) explain(_ context.Context, _ *mcp.CallToolRequest, in mcpExp
 	}
 	out := mcpExplainOut{Type: "explain", Code: code, Text: text}
 	return textResult(code + "\n\n" + strings.TrimRight(text, "\n") + "\n"), out, nil
+}
+
+func (s *mcpServer) feedback(_ context.Context, _ *mcp.CallToolRequest, in mcpIDIn) (*mcp.CallToolResult, mcpFeedbackOut, error) {
+	var out mcpFeedbackOut
+	r, err := s.open()
+	if err != nil {
+		return nil, out, err
+	}
+	f, err := flow.Feedback(r, in.ID)
+	if err != nil {
+		return nil, out, err
+	}
+	out = mcpFeedbackOut{Type: "feedback", Feedback: *f}
+	return textResult(flow.FeedbackText(f)), out, nil
 }
 
 func (s *mcpServer) withdraw(_ context.Context, _ *mcp.CallToolRequest, in mcpIDIn) (*mcp.CallToolResult, mcpWithdrawOut, error) {
