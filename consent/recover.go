@@ -195,6 +195,9 @@ func recoverOne(r *gitstage.Repo, id string) (Recovery, error) {
 		}
 		if rec, err := r.Find(j.ID); err == nil && rec.State != gitstage.Applied {
 			rec.State, rec.Decided = gitstage.Applied, time.Now().Unix()
+			if out.Commit != rec.Commit {
+				rec.Applied = out.Commit // the signed twin the branch moved to
+			}
 			r.SaveRecord(rec)
 		}
 		out.State = "applied"

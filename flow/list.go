@@ -35,6 +35,12 @@ type Listed struct {
 	Branch string // the full ref, "" when detached
 	Goal   string
 	State  State
+	// Landed is, for an applied proposal, the commit the branch moved to
+	// (the proposal commit, or its signed twin); "" otherwise.
+	Landed string
+	// Decided is when it was applied or discarded (Unix seconds), 0 while
+	// it is pending.
+	Decided int64
 }
 
 // List reads the registry, newest first: pending (and stale, pruned)
@@ -50,8 +56,12 @@ func List(repo *Repo, all bool) ([]Listed, error) {
 		if rec.State != gitstage.Pending && !all {
 			continue
 		}
-		out = append(out, Listed{ID: rec.ID, Commit: rec.Commit, Base: rec.Base, Branch: rec.Branch, Goal: rec.Goal,
-			State: stateOf(r, rec)})
+		l := Listed{ID: rec.ID, Commit: rec.Commit, Base: rec.Base, Branch: rec.Branch, Goal: rec.Goal,
+			State: stateOf(r, rec), Decided: rec.Decided}
+		if rec.State == gitstage.Applied {
+			l.Landed = rec.Landed()
+		}
+		out = append(out, l)
 	}
 	return out, nil
 }

@@ -1,6 +1,9 @@
 package flow
 
 import (
+	"context"
+
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/gitstage"
 )
@@ -35,14 +38,59 @@ func (r *Repo) Config(key string) (string, bool) { return r.g.Config.Get(key) }
 // Recover finishes or undoes.
 func (r *Repo) Interrupted() ([]string, error) { return consent.Interrupted(r.g) }
 
-// Recovery is what Recover did with one interrupted apply.
-type Recovery = consent.Recovery
+// Recovery is what Recover did with one interrupted apply, and, for one
+// it finished, the verdict of the checks after it.
+type Recovery struct {
+	consent.Recovery
+	// Verdict is the post-apply check of an apply that recovery finished,
+	// recorded as its git note as a completed apply's is; nil otherwise.
+	Verdict *Verdict `json:"verdict,omitempty"`
+	// NoteError says the verdict could not be recorded as a git note.
+	NoteError string `json:"note_error,omitempty"`
+}
 
 // Attention is a path a human must look at after a recovery, and why.
 type Attention = consent.Attention
 
-// Recover finishes or undoes every interrupted apply, from its journal.
-func Recover(r *Repo) ([]Recovery, error) { return consent.Recover(r.g) }
+// Recover finishes or undoes every interrupted apply, from its journal. An
+// apply it finishes gets what a completed one gets after the yes: the
+// post-apply check of the files on disk and the project's hooks, recorded
+// as a git note on the applied commit (unless one is there already).
+func Recover(r *Repo) ([]Recovery, error) {
+	recs, err := consent.Recover(r.g)
+	out := make([]Recovery, 0, len(recs))
+	for _, rc := range recs {
+		o := Recovery{Recovery: rc}
+		if rc.State == "applied" {
+			o.Verdict, o.NoteError = recoveredVerdict(r, rc)
+		}
+		out = append(out, o)
+	}
+	return out, err
+}
+
+// recoveredVerdict judges an apply that recovery finished, as PostApply
+// judges one that completed.
+func recoveredVerdict(r *Repo, rc consent.Recovery) (*Verdict, string) {
+	commit := plumbing.NewHash(rc.Commit)
+	if note, err := r.g.Note(gitstage.NotesRef, commit); err == nil && note != "" {
+		return nil, "" // the apply recorded its verdict before the crash
+	}
+	p, err := Load(r, rc.ID)
+	if err != nil {
+		return nil, err.Error()
+	}
+	res := &consent.Result{Commit: rc.Commit, Paths: p.Proposal.Set.Paths()}
+	hs, err := PrepareHooks(r)
+	if err != nil {
+		return nil, err.Error()
+	}
+	v, nerr := PostApply(context.Background(), r, p, res, hs, HookOptions{})
+	if nerr != nil {
+		return &v, nerr.Error()
+	}
+	return &v, ""
+}
 
 // Consents is the one consent rule of every door: exactly the word yes,
 // as a human typed it, consents; anything else declines.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nika-dev/nika/checker"
+	"github.com/nika-dev/nika/flow"
 )
 
 // Help is the text of /help.
@@ -193,5 +194,5 @@ func (m *Machine) runCommand(arg string) []Outcome {
 		r.Vars[k] = v
 	}
 	m.nextRun = &r
-	return []Outcome{Answer{Text: fmt.Sprintf("the next proposal requests a run of %s after a clean apply: %s\n", r.Workflow, SuggestedRun(r))}}
+	return []Outcome{Answer{Text: fmt.Sprintf("the next proposal requests a run of %s after a clean apply: %s\n", r.Workflow, flow.SuggestedRun(flow.RunSpec{Workflow: r.Workflow, Vars: r.Vars, MaxCostUSD: r.MaxCostUSD}))}}
 }

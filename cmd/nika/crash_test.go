@@ -285,6 +285,14 @@ func TestCrashAtEveryStepRecovers(t *testing.T) {
 					if !strings.Contains(e.g.Git("reflog", "-1", "--format=%gs"), "nika: apply "+id) {
 						t.Errorf("the reflog lacks the apply")
 					}
+					// the apply that recovery finished has its verdict,
+					// said and recorded as a completed apply's is
+					if !strings.Contains(out, "nika verdict: ") {
+						t.Errorf("recover does not say the verdict of the apply it finished:\n%s", out)
+					}
+					if note := e.g.Git("notes", "--ref=nika", "show", "HEAD"); !strings.HasPrefix(note, "nika verdict: ") {
+						t.Errorf("the finished apply has no verdict note: %q", note)
+					}
 				}
 			})
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/nika-dev/nika/flow"
@@ -65,6 +66,15 @@ func (d *door) recover(c *cli.Context) error {
 				verb = "kept"
 			}
 			fmt.Fprintf(d.stdout, "  %s %s: %s\n", verb, escape(a.Path), escape(a.Why))
+		}
+		if rc.Verdict != nil {
+			io.WriteString(d.stdout, escapeText(d.scrub(rc.Verdict.Text())))
+			if !rc.Verdict.Clean() {
+				fmt.Fprintln(d.stdout, escapeText(rc.Verdict.Advice(rc.Commit)))
+			}
+		}
+		if rc.NoteError != "" {
+			d.note("nika: the verdict could not be recorded as a git note: %s", escape(d.scrub(rc.NoteError)))
 		}
 	}
 	return rerr

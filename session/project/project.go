@@ -220,17 +220,18 @@ func (e *Engine) Snapshot() (session.Snapshot, error) {
 			s.Workflows = append(s.Workflows, f)
 		}
 	}
-	recs, err := r.Records()
+	ls, err := flow.List(flow.FromGit(r), true)
 	if err != nil {
 		return s, e.fail(err)
 	}
-	var applied []*gitstage.Record
-	for _, rec := range recs {
-		switch rec.State {
-		case gitstage.Pending:
-			s.Pending = append(s.Pending, fact(rec))
-		case gitstage.Applied:
-			applied = append(applied, rec)
+	var applied []flow.Listed
+	for _, l := range ls {
+		switch l.State {
+		case flow.Applied:
+			applied = append(applied, l)
+		case flow.Discarded:
+		default: // pending, as the check before asking finds it
+			s.Pending = append(s.Pending, fact(l))
 		}
 	}
 	sort.SliceStable(applied, func(i, j int) bool {
@@ -239,11 +240,11 @@ func (e *Engine) Snapshot() (session.Snapshot, error) {
 		}
 		return applied[i].ID < applied[j].ID
 	})
-	for i, rec := range applied {
+	for i, l := range applied {
 		if i >= e.MaxApplied {
 			break
 		}
-		s.Applied = append(s.Applied, fact(rec))
+		s.Applied = append(s.Applied, fact(l))
 	}
 	return s, nil
 }
@@ -282,8 +283,8 @@ func headFiles(base *gitstage.Base) ([]string, error) {
 	return out, walk("")
 }
 
-func fact(rec *gitstage.Record) session.Fact {
-	return session.Fact{ID: rec.ID, Goal: rec.Goal, Branch: gitstage.ShortBranch(rec.Branch), State: string(rec.State), Commit: appliedCommit(rec)}
+func fact(l flow.Listed) session.Fact {
+	return session.Fact{ID: l.ID, Goal: l.Goal, Branch: flow.BranchName(l.Branch), State: string(l.State), Commit: l.Landed}
 }
 
 func (e *Engine) checkOne(p string) session.File {
@@ -400,15 +401,6 @@ func (e *Engine) Lookup(id string) (string, string) {
 		return "", ""
 	}
 	return rec.ID, string(rec.State)
-}
-
-// appliedCommit is the commit an applied proposal's branch moved to: the
-// proposal commit itself; "" while it is not applied.
-func appliedCommit(rec *gitstage.Record) string {
-	if rec.State != gitstage.Applied {
-		return ""
-	}
-	return rec.Commit
 }
 
 // Adopt loads a pending proposal of the registry (staged before this
