@@ -16,12 +16,7 @@ import (
 // caller must hand CheckFS the file system of its door, from one of the
 // constructors: flow.ProposalFS (through flow.Audit), safefs.DirFS,
 // flow.SnapshotFS.
-var bytesOnlyCallers = map[string]string{
-	// The session machine does no I/O: the diagnostics of the files a
-	// human names for the model's bundle are judged on their bytes. The
-	// session's snapshot and /check go through flow.SnapshotFS.
-	"session/machine.go": "the session machine holds no file system (owned by the session)",
-}
+var bytesOnlyCallers = map[string]string{}
 
 // TestEveryDoorHandsTheCheckerItsFileSystem: no door calls checker.Check,
 // which cannot see a workflow's skills and composed children, except the

@@ -6,6 +6,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"testing/fstest"
+
+	"github.com/nika-dev/nika/checker"
 )
 
 // fakeEngine is a project in memory: ids are hashes of the text.
@@ -95,6 +98,10 @@ func (f *fakeEngine) Lookup(id string) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+func (f *fakeEngine) Audit(p string, data []byte) checker.Report {
+	return checker.CheckFS(fstest.MapFS{}, p, data)
 }
 
 func (f *fakeEngine) ReadNamed(p string) ([]byte, error) {

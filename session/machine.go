@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nika-dev/nika/checker"
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/redact"
 )
@@ -274,7 +273,7 @@ func (m *Machine) Bundle(question string) Bundle {
 		}
 		f.Text = redIn("file " + p)(string(data))
 		b.Files = append(b.Files, f)
-		rep := checker.Check(p, data)
+		rep := m.eng.Audit(p, data)
 		for _, fd := range rep.Findings {
 			b.Diagnostics = append(b.Diagnostics, red(fmt.Sprintf("%s:%d:%d %s %s %s", p, fd.Line, fd.Col, fd.Severity, fd.Code, fd.Message)))
 		}

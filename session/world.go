@@ -1,6 +1,10 @@
 package session
 
-import "context"
+import (
+	"context"
+
+	"github.com/nika-dev/nika/checker"
+)
 
 // Engine is the project as the machine sees it. session/project implements
 // it over flow and gitstage; tests use a fake. Every error it returns
@@ -31,6 +35,10 @@ type Engine interface {
 	// ReadNamed reads a file the human named: only *.nika.yaml and
 	// nika.yaml inside the root, bounded in size.
 	ReadNamed(path string) ([]byte, error)
+	// Audit is the checker's report on the bytes of a file the human
+	// named, judged with the files beside it as the session's snapshot
+	// holds them (skills, composed children), as every door judges.
+	Audit(path string, data []byte) checker.Report
 	// Adopt loads a pending proposal of the registry that this session
 	// did not stage (a host that reconnected consents to it by its id),
 	// checks it as the apply will, and renders its preview.

@@ -382,6 +382,11 @@ func (e *Engine) Check(name string) (string, error) {
 
 // ReadNamed reads a workflow or the project file the human named, at most
 // session.MaxFileBytes of it (the broker marks a longer file as cut).
+// Audit judges a named file's bytes with the snapshot's files beside them.
+func (e *Engine) Audit(p string, data []byte) checker.Report {
+	return checker.CheckFS(flow.SnapshotFS(e.Repo, 4<<20), p, data)
+}
+
 func (e *Engine) ReadNamed(p string) ([]byte, error) {
 	path, err := named(p)
 	if err != nil {
