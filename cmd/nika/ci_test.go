@@ -19,7 +19,10 @@ func TestCIRecipe(t *testing.T) {
 		t.Skip("no sh to run the recipe")
 	}
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/ci",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *update,
+		Dir:                 "testdata/ci",
 		Setup: func(env *testscript.Env) error {
 			if err := setupGit(env); err != nil {
 				return err

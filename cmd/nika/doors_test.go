@@ -14,7 +14,7 @@ import (
 	"github.com/nika-dev/nika/refusal"
 )
 
-var update = flag.Bool("update", false, "rewrite the man pages under docs/man")
+var update = flag.Bool("update", false, "rewrite what the tests compare with: the man pages under docs/man, and the files the scripts cmp against (testscript UpdateScripts)")
 
 // TestDoorsReachTheProjectThroughFlow keeps the door layer thin: no file of
 // cmd/nika imports the rooms that flow composes (git, the transaction, the

@@ -29,8 +29,11 @@ func TestScripts(t *testing.T) {
 		t.Skip("the git CLI is not installed: the CLI scripts check nika against it")
 	}
 	testscript.Run(t, testscript.Params{
-		Dir:   "testdata/script",
-		Setup: setupGit,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *update,
+		Dir:                 "testdata/script",
+		Setup:               setupGit,
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"pty":      cmdPty,
 			"notty":    cmdNoTTY,
@@ -40,7 +43,6 @@ func TestScripts(t *testing.T) {
 			"fakechat": cmdFakeChat,
 			"mcp":      cmdMCP,
 		},
-		RequireExplicitExec: false,
 	})
 }
 

@@ -17,8 +17,11 @@ func TestSessionScripts(t *testing.T) {
 		t.Skip("the git CLI is not installed: the session scripts check nika against it")
 	}
 	testscript.Run(t, testscript.Params{
-		Dir:   "testdata/session",
-		Setup: setupGit,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *update,
+		Dir:                 "testdata/session",
+		Setup:               setupGit,
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"pty":    cmdPty,
 			"id":     cmdID,
