@@ -43,7 +43,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -199,12 +198,12 @@ func (s *Signer) Describe() string {
 		if fp, err := s.fileFingerprint(); err == nil {
 			return "ssh, key " + fp
 		}
-		return fmt.Sprintf("ssh, key file %s, which ssh-keygen cannot read, so signing will fail", clean(s.Key))
+		return fmt.Sprintf("ssh, key file %s, which ssh-keygen cannot read, so signing will fail", (s.Key))
 	default:
 		if s.KeySet {
-			return fmt.Sprintf("%s, key %s", s.Format, clean(s.Key))
+			return fmt.Sprintf("%s, key %s", s.Format, (s.Key))
 		}
-		return fmt.Sprintf("%s, key of %s (the committer)", s.Format, clean(s.Committer))
+		return fmt.Sprintf("%s, key of %s (the committer)", s.Format, (s.Committer))
 	}
 }
 
@@ -256,8 +255,8 @@ func (s *Signer) signFailed(why, hint string) error {
 func (s *Signer) Sign(payload []byte) ([]byte, error) {
 	if _, err := exec.LookPath(s.Program); err != nil {
 		key := map[string]string{FormatOpenPGP: "gpg.program", FormatX509: "gpg.x509.program", FormatSSH: "gpg.ssh.program"}[s.Format]
-		return nil, s.signFailed(fmt.Sprintf("the signing program %s is not installed", clean(s.Program)),
-			fmt.Sprintf("install %s, or name the program in %s", clean(s.Program), key))
+		return nil, s.signFailed(fmt.Sprintf("the signing program %s is not installed", (s.Program)),
+			fmt.Sprintf("install %s, or name the program in %s", (s.Program), key))
 	}
 	if s.Format == FormatSSH {
 		return s.signSSH(payload)
@@ -287,8 +286,8 @@ func (s *Signer) signGPG(payload []byte) ([]byte, error) {
 		if why == "" {
 			why = "no output"
 		}
-		return nil, s.signFailed(fmt.Sprintf("%s could not sign with the key %s: %s", clean(s.Program), clean(key), why),
-			fmt.Sprintf("check that %s can sign with that key (a secret key in the keyring, an agent that can ask for the passphrase), or set user.signingkey", clean(s.Program)))
+		return nil, s.signFailed(fmt.Sprintf("%s could not sign with the key %s: %s", (s.Program), (key), why),
+			fmt.Sprintf("check that %s can sign with that key (a secret key in the keyring, an agent that can ask for the passphrase), or set user.signingkey", (s.Program)))
 	}
 	return bytes.ReplaceAll(out.Bytes(), []byte("\r\n"), []byte("\n")), nil
 }
@@ -362,12 +361,12 @@ func (s *Signer) signSSH(payload []byte) ([]byte, error) {
 		if why == "" {
 			why = err.Error()
 		}
-		return nil, s.signFailed(fmt.Sprintf("%s could not sign with the key %s: %s", clean(s.Program), clean(shownKey(key)), why),
+		return nil, s.signFailed(fmt.Sprintf("%s could not sign with the key %s: %s", (s.Program), (shownKey(key)), why),
 			"check that the key can sign: the private key readable (and its passphrase typed right), or loaded into ssh-agent (ssh-add) when user.signingkey is a public key")
 	}
 	sig, err := os.ReadFile(buf + ".sig")
 	if err != nil {
-		return nil, s.signFailed(fmt.Sprintf("%s wrote no signature: %s", clean(s.Program), unwrapPath(err).Error()), "check that the program is ssh-keygen or one that behaves like it")
+		return nil, s.signFailed(fmt.Sprintf("%s wrote no signature: %s", (s.Program), unwrapPath(err).Error()), "check that the program is ssh-keygen or one that behaves like it")
 	}
 	return bytes.ReplaceAll(sig, []byte("\r\n"), []byte("\n")), nil
 }
@@ -694,7 +693,7 @@ func (r *Repo) CheckSignature(sc *SignedCommit) *SigCheck {
 		return &SigCheck{Result: 'B', Why: "the signature is of a kind git does not know (not openpgp, x509 or ssh)"}
 	}
 	if _, err := exec.LookPath(program); err != nil {
-		return &SigCheck{Unchecked: fmt.Sprintf("the %s signature cannot be checked: %s is not installed", sc.Format, clean(program))}
+		return &SigCheck{Unchecked: fmt.Sprintf("the %s signature cannot be checked: %s is not installed", sc.Format, (program))}
 	}
 	sigFile, err := os.CreateTemp("", ".git_vtag_tmp")
 	if err != nil {
@@ -754,7 +753,7 @@ func (r *Repo) checkGPG(program, sigFile string, sc *SignedCommit) *SigCheck {
 				c.Key = keyid
 			}
 			if word != "ERRSIG" {
-				c.Signer = clean(uid)
+				c.Signer = (uid)
 			}
 		case "VALIDSIG":
 			if f := strings.Fields(rest); len(f) > 0 {
@@ -785,7 +784,7 @@ func (r *Repo) checkGPG(program, sigFile string, sc *SignedCommit) *SigCheck {
 			// The signature matches the commit, and the program still
 			// fails it: the key is not valid (gpgsm: a certification chain
 			// that is not trusted). git verify-commit fails it too.
-			c.Why = fmt.Sprintf("%s accepts the signature but not its key", clean(program))
+			c.Why = fmt.Sprintf("%s accepts the signature but not its key", (program))
 			if c.Output != "" {
 				c.Why += " (" + c.Output + ")"
 			}
@@ -796,7 +795,7 @@ func (r *Repo) checkGPG(program, sigFile string, sc *SignedCommit) *SigCheck {
 		}
 	case 'E':
 		if noPubkey {
-			c.Why = fmt.Sprintf("the key %s is not in the keyring", clean(c.Key))
+			c.Why = fmt.Sprintf("the key %s is not in the keyring", (c.Key))
 		} else {
 			c.Result, c.Why = 'B', "the signature cannot be checked"
 		}
@@ -912,7 +911,7 @@ func (r *Repo) checkSSH(program, sigFile string, sc *SignedCommit) *SigCheck {
 		}
 		out, errs, err := run(sc.Payload, args...)
 		if err == nil && strings.HasPrefix(out, "Good") {
-			c.Result, c.Allowed, c.Signer = 'G', true, clean(p)
+			c.Result, c.Allowed, c.Signer = 'G', true, (p)
 			c.Output = programText(out, names)
 			return c
 		}
@@ -953,7 +952,7 @@ func programText(s string, names map[string]string) string {
 		if strings.HasPrefix(l, "[GNUPG:] ") || strings.Contains(l, ": DBG: ") {
 			continue
 		}
-		if l = strings.TrimSpace(clean(strings.TrimRight(l, "\r"))); l != "" {
+		if l = strings.TrimSpace((strings.TrimRight(l, "\r"))); l != "" {
 			lines = append(lines, l)
 		}
 		if len(lines) == 8 {
@@ -964,26 +963,4 @@ func programText(s string, names map[string]string) string {
 	return strings.Join(lines, "; ")
 }
 
-// clean escapes what a terminal would not show as itself: control
-// characters, invalid UTF-8, bidi controls and invisible code points.
-func clean(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\t':
-			b.WriteByte(' ')
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x200b && r <= 0x200f) ||
-			(r >= 0x202a && r <= 0x202e) || (r >= 0x2060 && r <= 0x206f) || r == 0xfeff:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-		i += n
-	}
-	return b.String()
-}
-
-func changeQuote(s string) string { return strconv.Quote(clean(s)) }
+func changeQuote(s string) string { return strconv.Quote(s) }

@@ -452,7 +452,7 @@ func TestDescribe(t *testing.T) {
 		{[][2]string{{"user.signingkey", "/nonexistent/key"}}, "ssh, key file /nonexistent/key, which ssh-keygen cannot read, so signing will fail"},
 		{[][2]string{{"user.signingkey", ""}}, "ssh, but neither user.signingkey nor gpg.ssh.defaultKeyCommand is set, so signing will fail"},
 		{[][2]string{{"gpg.format", "openpgp"}, {"user.signingkey", "ABCD"}}, "openpgp, key ABCD"},
-		{[][2]string{{"gpg.format", "x509"}, {"user.signingkey", "0xAB\x1b[31m"}}, `x509, key 0xAB\u001b[31m`},
+		{[][2]string{{"gpg.format", "x509"}, {"user.signingkey", "0xAB\x1b[31m"}}, "x509, key 0xAB\x1b[31m"}, // the doors escape it
 	}
 	for _, tc := range cases {
 		for _, kv := range tc.config {

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/checker"
+	"github.com/nika-dev/nika/preview"
 )
 
 // Verdict is the outcome of the post-apply checks: the checker's reports on
@@ -176,35 +176,11 @@ func (h Result) status() string {
 	return fmt.Sprintf("exit %d", h.Exit)
 }
 
-// oneLine escapes control characters and invalid UTF-8 as \xNN, keeping
-// tabs, so that a line of a note stays one line and a terminal that shows
-// it (git log --notes) takes no orders from it.
-func oneLine(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < 0x20 && c != '\t') || c == 0x7f || c >= 0x80 {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size <= 1,
-			r < 0x20 && r != '\t', r == 0x7f, r >= 0x80 && r < 0xa0:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-			i++
-			continue
-		}
-		b.WriteString(s[i : i+size])
-		i += size
-	}
-	return b.String()
-}
+// oneLine renders a line of a note with the one escaper (preview.Escape):
+// every control character, escape sequence, bidi control and invisible
+// code point as a visible escape, so that a line of a note stays one line
+// and a terminal that shows it (git log --notes) takes no orders from it.
+func oneLine(s string) string { return preview.Escape(s) }
 
 // Advice says, for a human, what failed and how to undo the apply; it is
 // empty for a clean verdict. The apply itself stands: it was made with the

@@ -36,7 +36,7 @@ func sample() Verdict {
 func TestVerdictTextIsACompactNote(t *testing.T) {
 	want := `nika verdict: 1 error, 1 warning, 1 file not checked, 4 hooks failed
 a.nika.yaml:4:26 NIKA-YAML-004 duplicate key prompt
-a.nika.yaml:1:1 NIKA-SEC-002 warning: a warning\x0aspanning lines
+a.nika.yaml:1:1 NIKA-SEC-002 warning: a warning\nspanning lines
 not checked: link/c.nika.yaml was not checked: its path passes through a symlink
 hook 10-lint: exit 0
     all good
