@@ -2,7 +2,6 @@ package gitstage
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"path"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/nika-dev/nika/internal/fsfile"
 )
 
 // ErrNotRegular is returned by a TreeFS for a path whose entry is a
@@ -208,13 +208,13 @@ func (t *TreeFS) Open(name string) (fs.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &treeDir{info: &treeInfo{name: path.Base(name), mode: e.Mode}, ents: ents}, nil
+		return fsfile.NewDir(&treeInfo{name: path.Base(name), mode: e.Mode}, ents), nil
 	}
 	data, err := t.ReadFile(name)
 	if err != nil {
 		return nil, err
 	}
-	return &treeFile{info: &treeInfo{name: path.Base(name), mode: e.Mode, size: int64(len(data))}, data: data}, nil
+	return fsfile.NewFile(&treeInfo{name: path.Base(name), mode: e.Mode, size: int64(len(data))}, data), nil
 }
 
 // treeInfo is both the fs.FileInfo and the fs.DirEntry of a tree entry.
@@ -256,50 +256,4 @@ func (i *treeInfo) Info() (fs.FileInfo, error) {
 	i.fsys.mu.Lock()
 	defer i.fsys.mu.Unlock()
 	return i.fsys.info(i.full, &object.TreeEntry{Name: i.name, Mode: i.mode, Hash: i.hash})
-}
-
-type treeFile struct {
-	info *treeInfo
-	data []byte
-	off  int
-}
-
-func (f *treeFile) Stat() (fs.FileInfo, error) { return f.info, nil }
-func (f *treeFile) Close() error               { return nil }
-func (f *treeFile) Read(p []byte) (int, error) {
-	if f.off >= len(f.data) {
-		return 0, io.EOF
-	}
-	n := copy(p, f.data[f.off:])
-	f.off += n
-	return n, nil
-}
-
-type treeDir struct {
-	info *treeInfo
-	ents []fs.DirEntry
-	off  int
-}
-
-func (d *treeDir) Stat() (fs.FileInfo, error) { return d.info, nil }
-func (d *treeDir) Close() error               { return nil }
-func (d *treeDir) Read([]byte) (int, error) {
-	return 0, &fs.PathError{Op: "read", Path: d.info.name, Err: errors.New("is a directory")}
-}
-
-// ReadDir implements fs.ReadDirFile.
-func (d *treeDir) ReadDir(n int) ([]fs.DirEntry, error) {
-	rest := d.ents[d.off:]
-	if n <= 0 {
-		d.off = len(d.ents)
-		return rest, nil
-	}
-	if len(rest) == 0 {
-		return nil, io.EOF
-	}
-	if n > len(rest) {
-		n = len(rest)
-	}
-	d.off += n
-	return rest[:n], nil
 }

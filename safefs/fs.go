@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/nika-dev/nika/internal/fsfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -226,7 +227,7 @@ func (f *FS) Open(name string) (fs.File, error) {
 		if err != nil {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: unwrap(err)}
 		}
-		return &memDir{info: fi, ents: ents}, nil
+		return fsfile.NewDir(fi, ents), nil
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrSymlink}
 	}
@@ -234,7 +235,7 @@ func (f *FS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: unwrap(err)}
 	}
-	return &memFile{info: fi, data: data}, nil
+	return fsfile.NewFile(fi, data), nil
 }
 
 // fileInfo is the fs.FileInfo and fs.DirEntry of one lstat.
@@ -275,49 +276,3 @@ func (i *fileInfo) IsDir() bool                { return i.mode.IsDir() }
 func (i *fileInfo) Sys() any                   { return nil }
 func (i *fileInfo) Type() fs.FileMode          { return i.mode.Type() }
 func (i *fileInfo) Info() (fs.FileInfo, error) { return i, nil }
-
-type memFile struct {
-	info fs.FileInfo
-	data []byte
-	off  int
-}
-
-func (f *memFile) Stat() (fs.FileInfo, error) { return f.info, nil }
-func (f *memFile) Close() error               { return nil }
-func (f *memFile) Read(p []byte) (int, error) {
-	if f.off >= len(f.data) {
-		return 0, io.EOF
-	}
-	n := copy(p, f.data[f.off:])
-	f.off += n
-	return n, nil
-}
-
-type memDir struct {
-	info fs.FileInfo
-	ents []fs.DirEntry
-	off  int
-}
-
-func (d *memDir) Stat() (fs.FileInfo, error) { return d.info, nil }
-func (d *memDir) Close() error               { return nil }
-func (d *memDir) Read([]byte) (int, error) {
-	return 0, &fs.PathError{Op: "read", Path: d.info.Name(), Err: errors.New("is a directory")}
-}
-
-// ReadDir implements fs.ReadDirFile.
-func (d *memDir) ReadDir(n int) ([]fs.DirEntry, error) {
-	rest := d.ents[d.off:]
-	if n <= 0 {
-		d.off = len(d.ents)
-		return rest, nil
-	}
-	if len(rest) == 0 {
-		return nil, io.EOF
-	}
-	if n > len(rest) {
-		n = len(rest)
-	}
-	d.off += n
-	return rest[:n], nil
-}
