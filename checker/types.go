@@ -57,6 +57,25 @@ func (r Report) Clean() bool {
 	return true
 }
 
+// Tally counts the report's findings by severity, and lists their codes
+// once each, in order of first appearance.
+func (r Report) Tally() (errors, warnings int, codes []string) {
+	codes = []string{}
+	seen := map[string]bool{}
+	for _, f := range r.Findings {
+		if f.Severity == SeverityError {
+			errors++
+		} else {
+			warnings++
+		}
+		if !seen[f.Code] {
+			seen[f.Code] = true
+			codes = append(codes, f.Code)
+		}
+	}
+	return errors, warnings, codes
+}
+
 // Errors returns the error-severity findings, in report order.
 func (r Report) Errors() []Finding {
 	var out []Finding

@@ -149,18 +149,7 @@ func verdictOnDisk(root, p string) FileVerdict {
 		return v
 	}
 	rep := checker.CheckFS(DiskFS(root), p, data)
-	seen := map[string]bool{}
-	for _, f := range rep.Findings {
-		if f.Severity == checker.SeverityError {
-			v.Errors++
-		} else {
-			v.Warnings++
-		}
-		if !seen[f.Code] {
-			seen[f.Code] = true
-			v.Codes = append(v.Codes, f.Code)
-		}
-	}
+	v.Errors, v.Warnings, v.Codes = rep.Tally()
 	v.Clean = rep.Clean()
 	return v
 }

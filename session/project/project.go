@@ -296,18 +296,7 @@ func (e *Engine) checkOne(p string) session.File {
 	}
 	rep := checker.CheckFS(flow.SnapshotFS(e.Repo, 4<<20), p, data)
 	f.Clean = rep.Clean()
-	seen := map[string]bool{}
-	for _, fd := range rep.Findings {
-		if fd.Severity == checker.SeverityError {
-			f.Errors++
-		} else {
-			f.Warnings++
-		}
-		if !seen[fd.Code] {
-			seen[fd.Code] = true
-			f.Codes = append(f.Codes, fd.Code)
-		}
-	}
+	f.Errors, f.Warnings, f.Codes = rep.Tally()
 	sort.Strings(f.Codes)
 	return f
 }
