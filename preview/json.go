@@ -69,6 +69,7 @@ func JSONValue(in Input) (ProposalJSON, error) {
 		Unchanged:   make([]string, 0, len(in.Unchanged)),
 		Audits:      make([]jsonAudit, 0, len(in.Audits)),
 		Repairs:     []jsonRepair{},
+		Signing:     in.Signing,
 	}
 	if s.Base != "" {
 		out.Base = &s.Base
@@ -130,6 +131,9 @@ type ProposalJSON struct {
 	Unchanged   []string     `json:"unchanged"`
 	Audits      []jsonAudit  `json:"audits"`
 	Repairs     []jsonRepair `json:"repairs"`
+	// Signing says how the applied commit will be signed after the yes
+	// ("ssh, key SHA256:…"), when git's configuration asks for signatures.
+	Signing string `json:"signing,omitempty"`
 }
 
 type jsonRun struct {
