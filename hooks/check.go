@@ -73,13 +73,13 @@ func readRefusal(p string, err error) error {
 	var e *refusal.Error
 	switch {
 	case errors.Is(err, safefs.ErrSymlink), errors.Is(err, syscall.ELOOP):
-		e = refusal.New(refusal.NotAllowed, "replace the symlink with the file itself, then run nika check "+p,
+		e = refusal.New(refusal.NotAllowed, "replace the symlink with the file itself, then check the file again",
 			"%s was not checked: its path passes through a symlink, which nika never follows", p)
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		e = refusal.New(refusal.NotFound, "look at what removed it since the apply",
 			"%s was not checked: it is no longer on disk", p)
 	default:
-		e = refusal.New(refusal.Io, "check the file's permissions, then run nika check "+p,
+		e = refusal.New(refusal.Io, "check the file's permissions, then check the file again",
 			"%s was not checked: %v", p, errnoOf(err))
 	}
 	e.Err = err

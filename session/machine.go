@@ -204,7 +204,9 @@ func (m *Machine) ask(text string) []Outcome {
 		if c == NotAllowed {
 			c = IntelligenceRefused
 		}
-		return append(out, Refusal{Class: c, Text: err.Error()})
+		r := Refused(err)
+		r.Class = c
+		return append(out, r)
 	}
 	m.remember("model", reply)
 	if m.told == nil {

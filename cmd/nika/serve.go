@@ -438,6 +438,7 @@ func outcomeJSON(o session.Outcome) map[string]any {
 	_ = dec.Decode(&m)
 	m["type"] = o.Kind()
 	if r, ok := o.(session.Refusal); ok {
+		m["text"] = sessionText(r) // the fix in the session's words
 		m["exit"] = refusal.Code(r.Class)
 	}
 	return m

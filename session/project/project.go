@@ -95,15 +95,15 @@ func (e *Engine) scrubber() hostpath.Scrubber {
 	return hostpath.New(r.Root, hostpath.Options{Also: []string{r.GitDir, r.CommonDir}})
 }
 
-// fail types an error from the rooms for the session: its class passes
-// through unchanged (one table, package refusal), its fix is worded in
-// the session's terms, and its text holds no host path.
+// fail types an error from the rooms for the session: its class and its
+// Fix pass through unchanged (one table, package refusal; the door words
+// the fix), and its text holds no host path.
 func (e *Engine) fail(err error) error {
 	if err == nil {
 		return nil
 	}
 	r := session.Refused(err)
-	return &session.Error{Class: r.Class, Text: e.Scrub(r.Text), Err: err}
+	return (&session.Error{Class: r.Class, Text: e.Scrub(r.Text), Err: err}).WithFix(r.Fix, e.Scrub(r.Subject))
 }
 
 // Propose stages text with the format detected, as nika propose does.
