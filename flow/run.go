@@ -83,11 +83,11 @@ const (
 
 // RunResult is what carrying out a run or a resume did.
 type RunResult struct {
-	Status  RunStatus
-	Argv    []string // the command that ran
-	Exit    int      // the runner's exit code when it ran
-	Err     error    // why the runner could not start
-	Output  []byte   // the runner's standard output
+	Status RunStatus
+	Argv   []string // the command that ran
+	Exit   int      // the runner's exit code when it ran
+	Err    error    // why the runner could not start
+	Output []byte   // the runner's standard output
 }
 
 // RunIO is where a door wants a runner's output: its standard output is
