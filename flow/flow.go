@@ -250,21 +250,8 @@ func Apply(repo *Repo, p *Proposed, opt consent.Options) (*consent.Result, error
 		return nil, err
 	}
 	// A refusal writes nothing, not even the record: whether a pending
-	// proposal is stale is derived from HEAD when it is listed (IsStale).
+	// proposal is stale is derived from HEAD when it is listed (List).
 	return consent.Apply(r, p.Record, p.Proposal, opt)
-}
-
-// IsStale reports whether a pending proposal no longer fits HEAD: HEAD is
-// on another branch, or the branch moved from the proposal's base.
-func IsStale(rec *gitstage.Record, head gitstage.Head) bool {
-	if rec.State != gitstage.Pending {
-		return false
-	}
-	base := ""
-	if !head.Unborn() {
-		base = head.Commit.String()
-	}
-	return head.Branch != rec.Branch || base != rec.Base
 }
 
 // Discard marks a proposal discarded. Its objects stay until git gc.

@@ -41,7 +41,7 @@ func TestGateNeverReArmed(t *testing.T) {
 	if got := summary(m2.AnswerGateFor(gidG, "again")); got != "Refusal:AlreadyConsumed" {
 		t.Errorf("answered again after a reconnect: %s", got)
 	}
-	if m2.Gate() != nil {
+	if m2.gate != nil {
 		t.Fatal("a gate was re-armed")
 	}
 }

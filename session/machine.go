@@ -78,9 +78,6 @@ func (m *Machine) Snapshot() Snapshot { return m.snap }
 // SetReasoner changes the intelligence (after /intelligence); nil is none.
 func (m *Machine) SetReasoner(r Reasoner) { m.rsn = r }
 
-// Reasoner is the current intelligence, nil for none.
-func (m *Machine) Reasoner() Reasoner { return m.rsn }
-
 // Pending is the proposal waiting for consent, if any.
 func (m *Machine) Pending() *Proposal {
 	if m.pending == nil {
@@ -90,14 +87,6 @@ func (m *Machine) Pending() *Proposal {
 	return &p
 }
 
-// Gate is the gate waiting for an answer, if any.
-func (m *Machine) Gate() *GateAsk {
-	if m.gate == nil {
-		return nil
-	}
-	g := *m.gate
-	return &g
-}
 
 // Turn is a line the human typed that is not an answer: a /command, a
 // pasted reply or patch, or a question for the model.

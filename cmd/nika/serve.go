@@ -112,8 +112,6 @@ type badRequest struct {
 	text  string
 }
 
-func (b *badRequest) Error() string { return b.text }
-
 func bad(seq json.RawMessage, call string, class refusal.Class, format string, args ...any) *badRequest {
 	return &badRequest{seq: seq, call: call, class: class, text: fmt.Sprintf(format, args...)}
 }

@@ -66,15 +66,6 @@ func (e *Engine) Feedback() []session.Feedback {
 	return out
 }
 
-// Open opens the repository around dir.
-func Open(dir string) (*Engine, error) {
-	r, err := gitstage.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	return &Engine{Repo: r, MaxApplied: 5}, nil
-}
-
 // Scrub rewrites the host's known places in a text with the one scrubber
 // (package hostpath): the work tree becomes relative, home and the
 // temporary directories become <home> and <tmp>. Every text the engine
