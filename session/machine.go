@@ -87,7 +87,6 @@ func (m *Machine) Pending() *Proposal {
 	return &p
 }
 
-
 // Turn is a line the human typed that is not an answer: a /command, a
 // pasted reply or patch, or a question for the model.
 func (m *Machine) Turn(text string) []Outcome {

@@ -76,7 +76,6 @@ func newTerminal(f *os.File) *terminal { return &terminal{f: f, fd: int(f.Fd())}
 
 func (t *terminal) Write(b []byte) (int, error) { return t.f.Write(b) }
 
-
 // raw puts the terminal in the mode the reader needs, discarding every byte
 // typed ahead (TCSETSF flushes the input queue), and returns the function
 // that restores it. Signals that end the process restore it first.
