@@ -121,15 +121,6 @@ func ParsePath(s string) (Path, error) {
 	return Path(s), nil
 }
 
-// MustPath is ParsePath for constants in tests and tables; it panics on error.
-func MustPath(s string) Path {
-	p, err := ParsePath(s)
-	if err != nil {
-		panic(err)
-	}
-	return p
-}
-
 // folder is Unicode full case folding (CaseFolding.txt, statuses C and F:
 // "ſ" folds to "s", "ß" to "ss", "K" (Kelvin) to "k"). It is stateless
 // and safe for concurrent use.

@@ -58,8 +58,8 @@ func (pol Policy) Check(p Path, class FileClass) error {
 			return nil
 		}
 	}
-	return refusal.New(refusal.NotAllowed, "if you want it, run again with --allow "+string(p),
-		"path %s is a supporting file that you did not allow", quote(string(p)))
+	return refusal.New(refusal.NotAllowed, "",
+		"path %s is a supporting file that you did not allow", quote(string(p))).WithFix(refusal.AllowFile, string(p))
 }
 
 // MatchGlob matches a slash path against a pattern where '*', '?' and

@@ -50,18 +50,9 @@ type FeedbackInfo struct {
 	Comments []Comment `json:"comments"`
 }
 
-// Feedback returns the human's feedback on the proposal id (or a unique
-// prefix). A derived proposal carries the comments of the proposal it was
-// derived from, since the human wrote them while choosing its parts.
-func Feedback(repo *Repo, id string) (*FeedbackInfo, error) {
-	rec, err := repo.g.Find(id)
-	if err != nil {
-		return nil, err
-	}
-	return feedbackOf(repo.g, rec), nil
-}
-
-// FeedbackOf is Feedback of a loaded or staged proposal.
+// FeedbackOf returns the human's feedback on a loaded or staged proposal.
+// A derived proposal carries the comments of the proposal it was derived
+// from, since the human wrote them while choosing its parts.
 func FeedbackOf(p *Proposed) *FeedbackInfo { return feedbackOf(p.repo, p.Record) }
 
 func feedbackOf(r *gitstage.Repo, rec *gitstage.Record) *FeedbackInfo {

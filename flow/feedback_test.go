@@ -12,8 +12,8 @@ import (
 	"github.com/nika-dev/nika/refusal"
 )
 
-// TestFeedback: what flow.Feedback (the MCP feedback tool, show --json)
-// returns for each decision, with the comments redacted as a bundle is.
+// TestFeedback: what flow.FeedbackOf (show --json) returns for each
+// decision, with the comments redacted as a bundle is.
 func TestFeedback(t *testing.T) {
 	g := gittest.New(t)
 	g.Write("a.txt", lines(30, nil))
@@ -27,10 +27,17 @@ func TestFeedback(t *testing.T) {
 		}
 		return p
 	}
+	feedback := func(id string) (*flow.FeedbackInfo, error) {
+		p, err := flow.Load(r, id)
+		if err != nil {
+			return nil, err
+		}
+		return flow.FeedbackOf(p), nil
+	}
 
 	// pending, no word yet
 	p := propose("first")
-	f, err := flow.Feedback(r, p.ID()[:8])
+	f, err := feedback(p.ID()[:8])
 	if err != nil || f.Decision != flow.DecisionPending || len(f.Comments) != 0 || len(f.Dropped) != 0 {
 		t.Fatalf("%+v %v", f, err)
 	}
@@ -43,7 +50,7 @@ func TestFeedback(t *testing.T) {
 	if err := flow.Discard(r, p); err != nil {
 		t.Fatal(err)
 	}
-	f, _ = flow.Feedback(r, p.ID())
+	f, _ = feedback(p.ID())
 	want := []flow.Comment{{Text: "no"}, {On: "a.txt:1", Text: "password: [redacted secret-field]"}}
 	if f.Decision != flow.DecisionDiscarded || !reflect.DeepEqual(f.Comments, want) {
 		t.Fatalf("%+v", f)
@@ -60,7 +67,7 @@ func TestFeedback(t *testing.T) {
 	if _, err := flow.Accept(context.Background(), r, p, flow.HookOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if f, _ := flow.Feedback(r, p.ID()); f.Decision != flow.DecisionApplied || f.Part != "" {
+	if f, _ := feedback(p.ID()); f.Decision != flow.DecisionApplied || f.Part != "" {
 		t.Fatalf("%+v", f)
 	}
 	if note := g.Git("notes", "--ref=nika", "show", "HEAD"); !strings.Contains(note, "applied whole") || !strings.Contains(note, "the human on the proposal: fine") {
@@ -77,11 +84,11 @@ func TestFeedback(t *testing.T) {
 	if _, err := flow.Accept(context.Background(), r, part, flow.HookOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	f, _ = flow.Feedback(r, p.ID())
+	f, _ = feedback(p.ID())
 	if f.Decision != flow.DecisionInPart || f.Part != part.ID() || !reflect.DeepEqual(f.Dropped, []string{"a.txt:1"}) {
 		t.Fatalf("%+v", f)
 	}
-	f, _ = flow.Feedback(r, part.ID())
+	f, _ = feedback(part.ID())
 	if f.Decision != flow.DecisionApplied || f.From != p.ID() || !reflect.DeepEqual(f.Dropped, []string{"a.txt:1"}) {
 		t.Fatalf("%+v", f)
 	}
@@ -100,7 +107,7 @@ func TestFeedback(t *testing.T) {
 		t.Fatalf("recent: %v", ids)
 	}
 
-	if _, err := flow.Feedback(r, "0123456789ab"); refusal.ClassOf(err) != refusal.NotFound {
+	if _, err := feedback("0123456789ab"); refusal.ClassOf(err) != refusal.NotFound {
 		t.Fatalf("an unknown id: %v", err)
 	}
 }

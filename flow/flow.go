@@ -154,10 +154,10 @@ func runRequest(base *gitstage.Base, cs []changeset.Change, in *RunInput) (*chan
 		return nil, err
 	}
 	if changeset.Classify(p) != changeset.Workflow {
-		return nil, refusal.New(refusal.Invalid, "name a *.nika.yaml file", "--run %s is not a workflow", changeset.Quote(in.Workflow))
+		return nil, refusal.New(refusal.Invalid, "name a *.nika.yaml file", "the run request's workflow %s is not a workflow", changeset.Quote(in.Workflow))
 	}
 	if in.MaxCostUSD < 0 {
-		return nil, refusal.New(refusal.Invalid, "give a cost ceiling of 0 or more", "--max-cost-usd is negative")
+		return nil, refusal.New(refusal.Invalid, "give a cost ceiling of 0 or more", "the run request's cost ceiling %v is negative", in.MaxCostUSD)
 	}
 	found := false
 	for _, c := range cs {
@@ -173,7 +173,7 @@ func runRequest(base *gitstage.Base, cs []changeset.Change, in *RunInput) (*chan
 		found = e.Kind == changeset.File
 	}
 	if !found {
-		return nil, refusal.New(refusal.NotFound, "propose the workflow, or name one the project has", "--run %s names no workflow in the project or the proposal", changeset.Quote(in.Workflow))
+		return nil, refusal.New(refusal.NotFound, "propose the workflow, or name one the project has", "the run request's workflow %s is in neither the project nor the proposal", changeset.Quote(in.Workflow))
 	}
 	return &changeset.RunRequest{Workflow: p, Vars: in.Vars, MaxCostUSD: in.MaxCostUSD}, nil
 }
@@ -217,8 +217,8 @@ func Load(repo *Repo, id string) (*Proposed, error) {
 		return nil, err
 	}
 	if l.Proposal.ID != rec.ID || l.ClaimedID != rec.ID {
-		return nil, refusal.New(refusal.Internal, "discard it and rebuild the preview with nika propose",
-			"the proposal %s no longer matches its commit %s", rec.ID, rec.Commit)
+		return nil, refusal.New(refusal.Internal, "",
+			"the proposal %s no longer matches its commit %s", rec.ID, rec.Commit).WithFix(refusal.Discard, rec.ID)
 	}
 	l.Proposal.Set.Branch = rec.Branch
 	l.Proposal.Set.Root = r.Root
@@ -250,21 +250,8 @@ func Apply(repo *Repo, p *Proposed, opt consent.Options) (*consent.Result, error
 		return nil, err
 	}
 	// A refusal writes nothing, not even the record: whether a pending
-	// proposal is stale is derived from HEAD when it is listed (IsStale).
+	// proposal is stale is derived from HEAD when it is listed (List).
 	return consent.Apply(r, p.Record, p.Proposal, opt)
-}
-
-// IsStale reports whether a pending proposal no longer fits HEAD: HEAD is
-// on another branch, or the branch moved from the proposal's base.
-func IsStale(rec *gitstage.Record, head gitstage.Head) bool {
-	if rec.State != gitstage.Pending {
-		return false
-	}
-	base := ""
-	if !head.Unborn() {
-		base = head.Commit.String()
-	}
-	return head.Branch != rec.Branch || base != rec.Base
 }
 
 // Discard marks a proposal discarded. Its objects stay until git gc.

@@ -33,12 +33,12 @@ func Revert(repo *Repo, commit string) (*Proposed, error) {
 	}
 	p := l.Proposal
 	if rec, err := r.Find(l.ClaimedID); err == nil && rec.ID == l.ClaimedID && rec.State != gitstage.Applied && rec.Commit == commit {
-		return nil, refusal.New(refusal.Invalid, "nika discard "+short(rec.ID)+" drops a proposal that was never applied",
-			"proposal %s was never applied (it is %s), so there is nothing to revert", short(rec.ID), rec.State)
+		return nil, refusal.New(refusal.Invalid, "",
+			"proposal %s was never applied (it is %s), so there is nothing to revert", short(rec.ID), rec.State).WithFix(refusal.Discard, rec.ID)
 	}
 	if p.ID != l.ClaimedID {
-		return nil, refusal.New(refusal.TamperedTrailer, "run nika verify "+short(commit)+" to see why",
-			"commit %s does not prove its Nika-Proposal trailer, so nika will not invert it", short(commit))
+		return nil, refusal.New(refusal.TamperedTrailer, "",
+			"commit %s does not prove its Nika-Proposal trailer, so nika will not invert it", short(commit)).WithFix(refusal.Verify, commit)
 	}
 	if len(p.Set.Changes) == 0 {
 		return nil, refusal.New(refusal.Invalid, "", "proposal %s changes nothing", short(p.ID))

@@ -12,7 +12,8 @@ import (
 
 // A run request is carried out the same way by every door: after a clean
 // apply, through the project's runner (git config nika.runner, an argv
-// template), or, with no runner, by telling the human the command. A gate
+// template), or, with no runner, by telling the human the command (in the
+// door's words: the result says NotConfigured, and the door has the spec). A gate
 // answer resumes a paused run through nika.resume. The templates are split
 // on spaces and each placeholder becomes whole arguments, so no value is
 // ever read by a shell.
@@ -41,7 +42,7 @@ func RunArgv(template string, run RunSpec) []string {
 	for _, f := range strings.Fields(template) {
 		switch f {
 		case "{vars}":
-			out = append(out, varArgs(run.Vars, "")...)
+			out = append(out, varArgs(run.Vars)...)
 		default:
 			f = strings.ReplaceAll(f, "{workflow}", run.Workflow)
 			f = strings.ReplaceAll(f, "{max_cost_usd}", strconv.FormatFloat(run.MaxCostUSD, 'f', -1, 64))
@@ -49,16 +50,6 @@ func RunArgv(template string, run RunSpec) []string {
 		}
 	}
 	return out
-}
-
-// SuggestedRun is the command a human can run when no runner is set.
-func SuggestedRun(run RunSpec) string {
-	parts := []string{"nika", "run", shellQuote(run.Workflow)}
-	parts = append(parts, varArgs(run.Vars, "--var")...)
-	if run.MaxCostUSD > 0 {
-		parts = append(parts, "--max-cost-usd", strconv.FormatFloat(run.MaxCostUSD, 'f', -1, 64))
-	}
-	return strings.Join(parts, " ")
 }
 
 // ResumeSpec is a human's answer to a paused run's gate.
@@ -80,12 +71,6 @@ func ResumeArgv(template string, r ResumeSpec) []string {
 	return out
 }
 
-// SuggestedResume is the command a human can run when no resume template
-// is set.
-func SuggestedResume(r ResumeSpec) string {
-	return "nika run --resume " + shellQuote(r.Trace) + " --answer " + shellQuote(r.Task+"="+r.Answer)
-}
-
 // RunStatus is how a run request ended.
 type RunStatus string
 
@@ -98,12 +83,11 @@ const (
 
 // RunResult is what carrying out a run or a resume did.
 type RunResult struct {
-	Status  RunStatus
-	Argv    []string // the command that ran
-	Exit    int      // the runner's exit code when it ran
-	Command string   // the command for the human when none is configured
-	Err     error    // why the runner could not start
-	Output  []byte   // the runner's standard output
+	Status RunStatus
+	Argv   []string // the command that ran
+	Exit   int      // the runner's exit code when it ran
+	Err    error    // why the runner could not start
+	Output []byte   // the runner's standard output
 }
 
 // RunIO is where a door wants a runner's output: its standard output is
@@ -125,7 +109,7 @@ func CarryRun(repo *Repo, run RunSpec, clean bool, rio RunIO) *RunResult {
 	t, _ := repo.Config("nika.runner")
 	argv := RunArgv(t, run)
 	if len(argv) == 0 {
-		return &RunResult{Status: NotConfigured, Command: SuggestedRun(run)}
+		return &RunResult{Status: NotConfigured}
 	}
 	return execute(repo, argv, rio)
 }
@@ -136,7 +120,7 @@ func CarryResume(repo *Repo, r ResumeSpec, rio RunIO) *RunResult {
 	t, _ := repo.Config("nika.resume")
 	argv := ResumeArgv(t, r)
 	if len(argv) == 0 {
-		return &RunResult{Status: NotConfigured, Command: SuggestedResume(r)}
+		return &RunResult{Status: NotConfigured}
 	}
 	return execute(repo, argv, rio)
 }
@@ -162,7 +146,8 @@ func execute(repo *Repo, argv []string, rio RunIO) *RunResult {
 	return res
 }
 
-func varArgs(vars map[string]string, flag string) []string {
+// varArgs is one NAME=VALUE argument per variable, sorted by name.
+func varArgs(vars map[string]string) []string {
 	keys := make([]string, 0, len(vars))
 	for k := range vars {
 		keys = append(keys, k)
@@ -170,18 +155,7 @@ func varArgs(vars map[string]string, flag string) []string {
 	sort.Strings(keys)
 	var out []string
 	for _, k := range keys {
-		if flag != "" {
-			out = append(out, flag, shellQuote(fmt.Sprintf("%s=%s", k, vars[k])))
-		} else {
-			out = append(out, fmt.Sprintf("%s=%s", k, vars[k]))
-		}
+		out = append(out, fmt.Sprintf("%s=%s", k, vars[k]))
 	}
 	return out
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

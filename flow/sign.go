@@ -12,7 +12,7 @@ import (
 // The signature itself is made only after the yes (consent.Apply), so the
 // preview names the unsigned proposal commit, and the branch moves to its
 // signed twin. Every proposal is signed the same way: proposed, derived
-// (Subset) or a revert.
+// (Derive) or a revert.
 func Signing(r *gitstage.Repo) string {
 	s, err := r.Signer()
 	if err != nil {

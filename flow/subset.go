@@ -60,20 +60,6 @@ func (ch Choice) Empty() bool {
 	return len(ch.Only)+len(ch.Exclude)+len(ch.Keep)+len(ch.Drop) == 0
 }
 
-// Subset builds a derived proposal that holds only the chosen changes of p:
-// those matching only (paths or globs), or all but those matching exclude.
-// It is Derive with whole files only.
-func Subset(repo *Repo, p *Proposed, only, exclude []string) (*Proposed, error) {
-	return Derive(repo, p, Choice{Only: only, Exclude: exclude})
-}
-
-// Selection is the pure half of Subset: it checks a selection of p's
-// changes and returns the changes it keeps, writing nothing.
-func Selection(p *Proposed, only, exclude []string) ([]changeset.Change, error) {
-	keep, _, err := Choose(p, Choice{Only: only, Exclude: exclude})
-	return keep, err
-}
-
 // Derive builds the derived proposal that holds only the chosen parts of
 // p. Its bytes are computed from p's base bytes and the chosen hunks
 // (hunks.Apply), never by running a patch against the disk; it is staged

@@ -12,6 +12,12 @@ import (
 // that git log --notes=nika shows it.
 const NotesRef = "refs/notes/nika"
 
+// notesBy names what adds a note in the notes commit's message and the
+// reflog, as git's "Notes added by 'git notes add'" does: the check after
+// an apply, whichever door carried out the apply (the CLI, the session, a
+// recovery), so it names the step and no door's command.
+const notesBy = "nika's post-apply check"
+
 // AddNote records text as the note of commit under ref, as git notes add
 // -f does: a new notes commit whose tree maps the annotated commit's id to
 // a blob, with the previous notes commit as parent. It keeps git's fan-out
@@ -73,11 +79,11 @@ func (r *Repo) AddNote(ref string, commit plumbing.Hash, text string) error {
 		return err
 	}
 	nc, err := r.writeObject(&object.Commit{Author: sig, Committer: sig, TreeHash: tree, ParentHashes: parents,
-		Message: "Notes added by 'nika apply'\n"})
+		Message: "Notes added by " + notesBy + "\n"})
 	if err != nil {
 		return err
 	}
-	return r.UpdateRef(ref, old, nc, sig, "notes: Notes added by 'nika apply'")
+	return r.UpdateRef(ref, old, nc, sig, "notes: Notes added by "+notesBy)
 }
 
 func hasFanout(es []object.TreeEntry, name string) bool {

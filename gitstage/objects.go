@@ -291,7 +291,7 @@ func missingObject(kind string, h plumbing.Hash, err error) error {
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return &refusal.Error{Class: refusal.NotFound, Err: err,
 			Text: fmt.Sprintf("the %s %s is missing from the object database (pruned by git gc, or a shallow clone)", kind, h),
-			Hint: "rebuild the preview with nika propose; in a shallow clone, fetch more history"}
+			Hint: "in a shallow clone, fetch more history", Fix: refusal.Repropose}
 	}
 	return &refusal.Error{Class: refusal.Io, Err: err, Text: fmt.Sprintf("could not read the %s %s: %v", kind, h, err), Hint: "run git fsck to check the repository"}
 }

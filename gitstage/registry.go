@@ -163,8 +163,8 @@ const MinPrefix = 8
 func (r *Repo) Find(prefix string) (*Record, error) {
 	prefix = strings.ToLower(strings.TrimSpace(prefix))
 	if len(prefix) < MinPrefix || strings.Trim(prefix, "0123456789abcdef") != "" {
-		return nil, refusal.New(refusal.Invalid, "give at least 8 hex characters of the id, as nika list shows it",
-			"%q is not a proposal id or a prefix of at least %d hex characters", prefix, MinPrefix)
+		return nil, refusal.New(refusal.Invalid, "give at least 8 hex characters of the id",
+			"%q is not a proposal id or a prefix of at least %d hex characters", prefix, MinPrefix).WithFix(refusal.ListProposals, "")
 	}
 	if len(prefix) == 64 {
 		if rec, err := r.readRecord(prefix); err == nil {
@@ -190,7 +190,7 @@ func (r *Repo) Find(prefix string) (*Record, error) {
 	}
 	switch len(hits) {
 	case 0:
-		return nil, refusal.New(refusal.NotFound, "run nika list to see the pending proposals", "no proposal has the id %s", prefix)
+		return nil, refusal.New(refusal.NotFound, "", "no proposal has the id %s", prefix).WithFix(refusal.ListProposals, "")
 	case 1:
 		return hits[0], nil
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/nika-dev/nika/safefs"
 )
 
-// CheckFiles runs the checker on the workflow and project files among
+// checkFiles runs the checker on the workflow and project files among
 // paths (repo-relative, as the set names them), reading each one from disk
 // under root. Other paths are ignored. Reports come back sorted by path,
 // one per file. A file is read through safefs, so a symlink anywhere on its
@@ -22,12 +22,7 @@ import (
 //
 // Every file that can be read is checked; the refusals for the ones that
 // cannot (a symlink, a file gone since the apply, an unreadable file) are
-// joined into the error, each a *refusal.Error, in path order.
-func CheckFiles(root string, paths []string) ([]checker.Report, error) {
-	reports, errs := checkFiles(root, paths)
-	return reports, errors.Join(errs...)
-}
-
+// returned, each a *refusal.Error, in path order.
 func checkFiles(root string, paths []string) ([]checker.Report, []error) {
 	var audited []string
 	seen := map[string]bool{}
@@ -73,13 +68,13 @@ func readRefusal(p string, err error) error {
 	var e *refusal.Error
 	switch {
 	case errors.Is(err, safefs.ErrSymlink), errors.Is(err, syscall.ELOOP):
-		e = refusal.New(refusal.NotAllowed, "replace the symlink with the file itself, then run nika check "+p,
+		e = refusal.New(refusal.NotAllowed, "replace the symlink with the file itself, then check the file again",
 			"%s was not checked: its path passes through a symlink, which nika never follows", p)
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		e = refusal.New(refusal.NotFound, "look at what removed it since the apply",
 			"%s was not checked: it is no longer on disk", p)
 	default:
-		e = refusal.New(refusal.Io, "check the file's permissions, then run nika check "+p,
+		e = refusal.New(refusal.Io, "check the file's permissions, then check the file again",
 			"%s was not checked: %v", p, errnoOf(err))
 	}
 	e.Err = err

@@ -11,6 +11,12 @@ import (
 	"github.com/nika-dev/nika/refusal"
 )
 
+// checkAll is the check of the applied files with its refusals joined.
+func checkAll(root string, paths []string) ([]checker.Report, error) {
+	reports, errs := checkFiles(root, paths)
+	return reports, errors.Join(errs...)
+}
+
 const (
 	cleanWorkflow = "nika: hello\ntasks:\n  greet:\n    infer: { prompt: hi }\n"
 	dupKey        = "nika: hello\ntasks:\n  greet:\n    infer: { prompt: hi, prompt: ho }\n"
@@ -33,7 +39,7 @@ func TestCheckFilesReadsTheAuditedFilesFromDisk(t *testing.T) {
 	writeFile(t, root, "a.nika.yaml", dupKey)
 	writeFile(t, root, "README.md", "not: [a workflow")
 
-	reports, err := CheckFiles(root, []string{"flows/b.nika.yaml", "README.md", "a.nika.yaml", "a.nika.yaml"})
+	reports, err := checkAll(root, []string{"flows/b.nika.yaml", "README.md", "a.nika.yaml", "a.nika.yaml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +55,7 @@ func TestCheckFilesReadsTheAuditedFilesFromDisk(t *testing.T) {
 
 	// What is on disk is what is checked: change the bytes, the report follows.
 	writeFile(t, root, "a.nika.yaml", cleanWorkflow)
-	reports, err = CheckFiles(root, []string{"a.nika.yaml"})
+	reports, err = checkAll(root, []string{"a.nika.yaml"})
 	if err != nil || len(reports) != 1 || !reports[0].Clean() {
 		t.Fatalf("%+v %v", reports, err)
 	}
@@ -66,7 +72,7 @@ func TestCheckFilesRefusesAPathThroughASymlink(t *testing.T) {
 	}
 	for _, p := range []string{"link/w.nika.yaml", "s.nika.yaml"} {
 		t.Run(p, func(t *testing.T) {
-			reports, err := CheckFiles(root, []string{p, "real/w.nika.yaml"})
+			reports, err := checkAll(root, []string{p, "real/w.nika.yaml"})
 			if err == nil {
 				t.Fatalf("read %s through a symlink", p)
 			}
@@ -86,7 +92,7 @@ func TestCheckFilesRefusesAPathThroughASymlink(t *testing.T) {
 
 func TestCheckFilesSaysWhenAFileIsGone(t *testing.T) {
 	root := t.TempDir()
-	_, err := CheckFiles(root, []string{"gone.nika.yaml"})
+	_, err := checkAll(root, []string{"gone.nika.yaml"})
 	var e *refusal.Error
 	if !errors.As(err, &e) || e.Class != refusal.NotFound || !strings.Contains(e.Text, "gone.nika.yaml") {
 		t.Fatalf("%v", err)
@@ -95,14 +101,14 @@ func TestCheckFilesSaysWhenAFileIsGone(t *testing.T) {
 
 func TestCheckFilesRefusesAnInvalidPath(t *testing.T) {
 	root := t.TempDir()
-	_, err := CheckFiles(root, []string{"../outside.nika.yaml"})
+	_, err := checkAll(root, []string{"../outside.nika.yaml"})
 	if err == nil {
 		t.Fatal("a path outside the root was read")
 	}
 }
 
 func TestCheckFilesWithNothingAudited(t *testing.T) {
-	reports, err := CheckFiles("/nonexistent-root", []string{"main.go", "docs/x.md"})
+	reports, err := checkAll("/nonexistent-root", []string{"main.go", "docs/x.md"})
 	if err != nil || len(reports) != 0 {
 		t.Fatalf("%+v %v", reports, err)
 	}
@@ -117,7 +123,7 @@ func TestCheckFilesJudgesTheNeighboursOnDisk(t *testing.T) {
 	const child = "nika: child\npermits:\n  net:\n    http: [api.example.com]\n  tools: [nika:fetch]\ntasks:\n  get:\n    invoke:\n      tool: nika:fetch\n      args: { url: \"https://api.example.com/x\" }\n"
 	root := t.TempDir()
 	writeFile(t, root, "flows/parent.nika.yaml", parent)
-	reports, err := CheckFiles(root, []string{"flows/parent.nika.yaml"})
+	reports, err := checkAll(root, []string{"flows/parent.nika.yaml"})
 	if err != nil || len(reports) != 1 {
 		t.Fatalf("%+v %v", reports, err)
 	}
@@ -125,7 +131,7 @@ func TestCheckFilesJudgesTheNeighboursOnDisk(t *testing.T) {
 		t.Errorf("a missing child: %s, want NIKA-COMP-001", codes)
 	}
 	writeFile(t, root, "flows/child.nika.yaml", child)
-	reports, _ = CheckFiles(root, []string{"flows/parent.nika.yaml"})
+	reports, _ = checkAll(root, []string{"flows/parent.nika.yaml"})
 	if codes := codesOf(reports[0]); codes != "NIKA-COMP-002" {
 		t.Errorf("a child beyond the parent's grant: %s, want NIKA-COMP-002", codes)
 	}
@@ -134,7 +140,7 @@ func TestCheckFilesJudgesTheNeighboursOnDisk(t *testing.T) {
 	if err := os.Symlink("../elsewhere/child.nika.yaml", filepath.Join(root, "flows/child.nika.yaml")); err != nil {
 		t.Skipf("cannot make a symlink: %v", err)
 	}
-	reports, _ = CheckFiles(root, []string{"flows/parent.nika.yaml"})
+	reports, _ = checkAll(root, []string{"flows/parent.nika.yaml"})
 	if codes := codesOf(reports[0]); codes == "NIKA-COMP-002" {
 		t.Errorf("the child was read through a symlink: %s", codes)
 	}

@@ -11,8 +11,8 @@
 //	note := v.Text()                            // git note, deterministic
 //	if !v.Clean() { fmt.Print(v.Advice(commit)) }
 //
-// Judge is CheckFiles (the checker on the written workflow and project
-// files, read back from disk) followed by Set.Run (the hooks); a file that
+// Judge is the checker on the written workflow and project files, read
+// back from disk, followed by Set.Run (the hooks); a file that
 // could not be read becomes a problem in the verdict, and the hooks run
 // regardless.
 //
@@ -27,7 +27,7 @@
 //     no difference: the pre-apply version runs, or nothing.
 //   - Never follow a symlink. The hooks directory is opened one component at
 //     a time with O_NOFOLLOW; a symlink on the way to it is a refusal, and a
-//     symlink inside it is skipped with a note, never followed. CheckFiles
+//     symlink inside it is skipped with a note, never followed. The check
 //     reads through safefs, which refuses a symlink anywhere on a path.
 //   - An explicit environment. A hook sees PATH (a default when unset), HOME,
 //     LANG and LC_ALL when set, PWD (its working directory, the worktree

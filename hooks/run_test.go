@@ -378,7 +378,7 @@ func TestAHooksDirectoryThroughASymlinkIsRefused(t *testing.T) {
 			}
 			set, err := Snapshot(root)
 			if err == nil {
-				t.Fatalf("snapshot through a symlink at %s: %v", link, set.Names())
+				t.Fatalf("snapshot through a symlink at %s: %d entries", link, len(set.hooks))
 			}
 			if refusal.ClassOf(err) != refusal.NotAllowed {
 				t.Errorf("class %s: %v", refusal.ClassOf(err), err)

@@ -35,19 +35,6 @@ type hook struct {
 	skip string // why the entry will not run; "" for a hook that runs
 }
 
-// Names lists the entries of the snapshot in run order, the skipped ones
-// included.
-func (s *Set) Names() []string {
-	if s == nil {
-		return nil
-	}
-	out := make([]string, len(s.hooks))
-	for i, h := range s.hooks {
-		out[i] = h.name
-	}
-	return out
-}
-
 // Snapshot reads the hooks directory under root. A missing directory is an
 // empty set. A symlink on the way to the directory (.nika, .nika/hooks or
 // the directory itself) or a non-directory there is a refusal: nika never

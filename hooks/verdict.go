@@ -184,7 +184,9 @@ func oneLine(s string) string { return preview.Escape(s) }
 
 // Advice says, for a human, what failed and how to undo the apply; it is
 // empty for a clean verdict. The apply itself stands: it was made with the
-// human's consent, and a failed check does not take it back.
+// human's consent, and a failed check does not take it back. Its last line
+// names git's own command for the undo (git revert COMMIT); a door adds
+// its own way, if it has one, to that line.
 func (v Verdict) Advice(commit string) string {
 	if v.Clean() {
 		return ""
@@ -214,7 +216,7 @@ func (v Verdict) Advice(commit string) string {
 		}
 	}
 	b.WriteString("the apply stays: it was made with your consent, and a failed check does not undo it\n")
-	fmt.Fprintf(&b, "to undo the apply: git revert %s (or: nika revert %s)\n", commit, commit)
+	fmt.Fprintf(&b, "to undo the apply: git revert %s\n", commit)
 	return b.String()
 }
 

@@ -104,7 +104,7 @@ func TestAdviceSaysWhatFailedAndHowToRevert(t *testing.T) {
   hook 50-odd: could not start: exec format error
   hook 60-sig: killed by signal 15
 the apply stays: it was made with your consent, and a failed check does not undo it
-to undo the apply: git revert abc123 (or: nika revert abc123)
+to undo the apply: git revert abc123
 `
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
@@ -161,7 +161,7 @@ a.nika.yaml:4:26 NIKA-YAML-004 `
 	if !strings.HasPrefix(v.Text(), want) {
 		t.Fatalf("got\n%s", v.Text())
 	}
-	tail := `not checked: c.nika.yaml was not checked: its path passes through a symlink, which nika never follows · replace the symlink with the file itself, then run nika check c.nika.yaml
+	tail := `not checked: c.nika.yaml was not checked: its path passes through a symlink, which nika never follows · replace the symlink with the file itself, then check the file again
 hook 10-ok: exit 0
     ok
 hook 20-no: exit 1

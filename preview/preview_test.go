@@ -26,28 +26,37 @@ func fakeHex(seed string) string {
 	return hex.EncodeToString(w[:])[:40]
 }
 
+// mustPath is ParsePath for the constants of these tests.
+func mustPath(s string) changeset.Path {
+	p, err := changeset.ParsePath(s)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
 func mkSide(content string) *changeset.Side {
 	return changeset.NewSide([]byte(content), changeset.ModeFile, fakeHex(content))
 }
 
 func create(path, content string) changeset.Change {
-	p := changeset.MustPath(path)
+	p := mustPath(path)
 	return changeset.Change{Kind: changeset.Create, Path: p, Class: changeset.Classify(p), After: mkSide(content)}
 }
 
 func upd(path, before, after string) changeset.Change {
-	p := changeset.MustPath(path)
+	p := mustPath(path)
 	return changeset.Change{Kind: changeset.Update, Path: p, Class: changeset.Classify(p), Before: mkSide(before), After: mkSide(after)}
 }
 
 func del(path, before string) changeset.Change {
-	p := changeset.MustPath(path)
+	p := mustPath(path)
 	return changeset.Change{Kind: changeset.Delete, Path: p, Class: changeset.Classify(p), Before: mkSide(before)}
 }
 
 func move(from, to, before, after string) changeset.Change {
-	p := changeset.MustPath(to)
-	return changeset.Change{Kind: changeset.Move, Path: p, From: changeset.MustPath(from), Class: changeset.Classify(p), Before: mkSide(before), After: mkSide(after)}
+	p := mustPath(to)
+	return changeset.Change{Kind: changeset.Move, Path: p, From: mustPath(from), Class: changeset.Classify(p), Before: mkSide(before), After: mkSide(after)}
 }
 
 func proposal(goal, base string, cs ...changeset.Change) *changeset.Proposal {

@@ -7,6 +7,7 @@ import (
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/preview"
+	"github.com/nika-dev/nika/refusal"
 )
 
 // SideView is one end of a change as log shows it.
@@ -38,6 +39,10 @@ type Entry struct {
 	Changes  []ChangeView `json:"changes"`
 	Verdict  *string      `json:"verdict"` // the note under refs/notes/nika, null when none
 	Problem  string       `json:"problem,omitempty"`
+	// Fix is the door's action that shows more of the problem, if any
+	// (Verify: the commit's proof says what does not match); it applies to
+	// the entry's commit, and the door words it into what it shows.
+	Fix refusal.Fix `json:"-"`
 }
 
 // Log lists the commits as entries: each proposal re-derived from its
@@ -54,7 +59,7 @@ func Log(r *gitstage.Repo, commits []*gitstage.CommitInfo, all bool) ([]*Entry, 
 		goal, trailers, ok := gitstage.SplitMessage(ci.Message)
 		if id, stray := strayTrailer(ci.Message, ok); stray {
 			out = append(out, &Entry{Commit: ci.Hash, Proposal: true, ID: id, Goal: firstLine(ci.Message), Author: ci.Author.Name, Email: ci.Author.Email, Date: ci.Author.When,
-				Changes: []ChangeView{}, Problem: "the Nika-Proposal line is outside nika's trailer block: the message was changed; run nika verify " + short(ci.Hash)})
+				Changes: []ChangeView{}, Problem: "the Nika-Proposal line is outside nika's trailer block: the message was changed", Fix: refusal.Verify})
 			continue
 		}
 		if !ok && !all {
@@ -91,7 +96,7 @@ func Log(r *gitstage.Repo, commits []*gitstage.CommitInfo, all bool) ([]*Entry, 
 			}
 			e.Proven = l.Proposal.ID == e.ID
 			if !e.Proven {
-				e.Problem = "the trailer does not match the commit's content: run nika verify " + short(ci.Hash)
+				e.Problem, e.Fix = "the trailer does not match the commit's content", refusal.Verify
 			}
 			for _, c := range l.Proposal.Set.Changes {
 				e.Changes = append(e.Changes, ChangeView{Kind: string(c.Kind), Path: string(c.Path), From: string(c.From), Before: view(c.Before), After: view(c.After)})

@@ -43,7 +43,8 @@ var proposalHeaders = map[string]bool{"tree": true, "parent": true, "author": tr
 func checkSignature(r *gitstage.Repo, ci *gitstage.CommitInfo, res *Result, requireSigned bool) {
 	sc, err := r.CommitSignature(ci.Hash)
 	if err != nil {
-		res.fail(refusal.ClassOf(err), textOf(err), hintOf(err))
+		res.Status = Failed
+		res.Failures = append(res.Failures, failureOf(err))
 		return
 	}
 	if sc == nil {
@@ -84,7 +85,7 @@ func checkSignature(r *gitstage.Repo, ci *gitstage.CommitInfo, res *Result, requ
 	case c.Unchecked != "":
 		sig.Status, sig.Text = SigUnchecked, c.Unchecked
 		if requireSigned {
-			res.fail(refusal.Unsupported, c.Unchecked, "install the program where nika verify runs, or name it in "+programKey(format))
+			res.fail(refusal.Unsupported, c.Unchecked, "install the program where the proof runs, or name it in "+programKey(format))
 		}
 	case c.Result == 'B':
 		why := c.Why

@@ -26,7 +26,7 @@ func TestVerifySubsetWithRun(t *testing.T) {
 	if got := classes(verifyRev(t, r, p.Proposal.Commit, Options{})); got != "proven" {
 		t.Fatalf("the proposal: %s", got)
 	}
-	sub, err := flow.Subset(flow.FromGit(r), p, []string{"a.nika.yaml"}, nil)
+	sub, err := flow.Derive(flow.FromGit(r), p, flow.Choice{Only: []string{"a.nika.yaml"}})
 	if err != nil {
 		t.Fatal(err)
 	}

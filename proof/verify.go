@@ -21,11 +21,16 @@ const (
 	NotProposal Status = "not-a-proposal"
 )
 
-// Failure is one thing that does not hold, with its class and the fix.
+// Failure is one thing that does not hold, with its class and the fix:
+// a door-neutral Hint, and where the fix is a door's action, the Fix and
+// what it applies to (Subject), which the door words (as for a
+// refusal.Error).
 type Failure struct {
-	Class refusal.Class `json:"class"`
-	Text  string        `json:"text"`
-	Hint  string        `json:"hint,omitempty"`
+	Class   refusal.Class `json:"class"`
+	Text    string        `json:"text"`
+	Hint    string        `json:"hint,omitempty"`
+	Fix     refusal.Fix   `json:"fix,omitempty"`
+	Subject string        `json:"-"`
 }
 
 // Finding is one checker finding in a file the proposal wrote.
@@ -109,8 +114,8 @@ func Verify(r *gitstage.Repo, commits []*gitstage.CommitInfo, opt Options) []*Re
 			res.Goal = firstLine(ci.Message)
 			if opt.RequireAll {
 				res.Status = Failed
-				res.fail(refusal.NotAProposal, "commit carries no Nika-Proposal trailer: it was not made by a nika proposal",
-					"make the change through nika propose and nika apply, or leave it out of the range")
+				res.failFix(refusal.NotAProposal, "commit carries no Nika-Proposal trailer: it was not made by a nika proposal",
+					"leave it out of the range", refusal.ProposeChange, "")
 			}
 			continue
 		}
@@ -141,7 +146,9 @@ func Verify(r *gitstage.Repo, commits []*gitstage.CommitInfo, opt Options) []*Re
 			case refusal.Unsupported:
 				res.fail(refusal.AmendedTree, textOf(err), "a nika proposal writes regular files only; the commit was changed after the proposal")
 			default:
-				res.fail(refusal.ClassOf(err), textOf(err), hintOf(err))
+				f := failureOf(err)
+				res.Status = Failed
+				res.Failures = append(res.Failures, f)
 			}
 			continue
 		}
@@ -181,13 +188,13 @@ func Verify(r *gitstage.Repo, commits []*gitstage.CommitInfo, opt Options) []*Re
 				for _, f := range rep.Errors() {
 					codes = append(codes, f.Code)
 				}
-				res.fail(refusal.Findings, fmt.Sprintf("the checker finds %d error(s) in %s: %s", len(codes), changeset.Quote(rep.Path), strings.Join(uniq(codes), ", ")),
-					"fix the file with a new proposal: nika check "+rep.Path+" shows the findings, nika explain CODE the fix")
+				res.failFix(refusal.Findings, fmt.Sprintf("the checker finds %d error(s) in %s: %s", len(codes), changeset.Quote(rep.Path), strings.Join(uniq(codes), ", ")),
+					"fix the file with a new proposal", refusal.CheckFile, rep.Path)
 			}
 		}
 		if opt.ExpectID != "" && res.ID != opt.ExpectID {
-			res.fail(refusal.TamperedTrailer, fmt.Sprintf("the ref names proposal %s, but the commit is proposal %s", short(opt.ExpectID), short(res.ID)),
-				"a published proposal lives at refs/nika/proposals/<its id>: push it again with nika push")
+			res.failFix(refusal.TamperedTrailer, fmt.Sprintf("the ref names proposal %s, but the commit is proposal %s", short(opt.ExpectID), short(res.ID)),
+				"a published proposal lives at refs/nika/proposals/<its id>", refusal.Push, opt.ExpectID)
 		}
 		checkSignature(r, w.ci, res, opt.RequireSigned)
 		if len(res.Failures) == 0 {
@@ -216,8 +223,13 @@ func strayTrailer(msg string, ok bool) (string, bool) {
 }
 
 func (res *Result) fail(c refusal.Class, text, hint string) {
+	res.failFix(c, text, hint, "", "")
+}
+
+// failFix records a failure whose fix is a door's action.
+func (res *Result) failFix(c refusal.Class, text, hint string, f refusal.Fix, subject string) {
 	res.Status = Failed
-	res.Failures = append(res.Failures, Failure{Class: c, Text: text, Hint: hint})
+	res.Failures = append(res.Failures, Failure{Class: c, Text: text, Hint: hint, Fix: f, Subject: subject})
 }
 
 // checkBlobs recomputes each side's blob hash from its bytes: the witness
@@ -251,13 +263,13 @@ func classify(r *gitstage.Repo, ci *gitstage.CommitInfo, p *changeset.Proposal, 
 		parent = ci.Parents[0]
 	}
 	if !isID(claimed) {
-		return Failure{refusal.TamperedTrailer, fmt.Sprintf("the Nika-Proposal trailer %q is not a proposal id (64 hex)", claimed),
-			"the trailer was edited: restore the original commit, or propose the change again"}
+		return Failure{Class: refusal.TamperedTrailer, Text: fmt.Sprintf("the Nika-Proposal trailer %q is not a proposal id (64 hex)", claimed),
+			Hint: "the trailer was edited: restore the original commit, or propose the change again"}
 	}
 	if rec, err := r.Find(p.ID); err == nil && rec.ID == p.ID {
-		return Failure{refusal.TamperedTrailer,
-			fmt.Sprintf("the trailer names proposal %s, but the commit holds proposal %s: the trailer was edited", short(claimed), short(p.ID)),
-			"restore the trailer Nika-Proposal: " + p.ID + ", or propose the change again"}
+		return Failure{Class: refusal.TamperedTrailer,
+			Text: fmt.Sprintf("the trailer names proposal %s, but the commit holds proposal %s: the trailer was edited", short(claimed), short(p.ID)),
+			Hint: "restore the trailer Nika-Proposal: " + p.ID + ", or propose the change again"}
 	}
 	var orig *changeset.Proposal
 	origCommit, origBase, known := "", "", false
@@ -268,9 +280,9 @@ func classify(r *gitstage.Repo, ci *gitstage.CommitInfo, p *changeset.Proposal, 
 		}
 	}
 	if known && origCommit == ci.Hash {
-		return Failure{refusal.Internal,
-			fmt.Sprintf("commit %s is the one nika staged for proposal %s, yet its objects re-derive %s: nika wrote a commit it cannot prove", short(ci.Hash), short(claimed), short(p.ID)),
-			"this is a bug in nika: please report it with the output of git cat-file -p " + short(ci.Hash)}
+		return Failure{Class: refusal.Internal,
+			Text: fmt.Sprintf("commit %s is the one nika staged for proposal %s, yet its objects re-derive %s: nika wrote a commit it cannot prove", short(ci.Hash), short(claimed), short(p.ID)),
+			Hint: "this is a bug in nika: please report it with the output of git cat-file -p " + short(ci.Hash)}
 	}
 	if orig == nil {
 		if o, c := inRun(claimed); o != nil {
@@ -278,14 +290,14 @@ func classify(r *gitstage.Repo, ci *gitstage.CommitInfo, p *changeset.Proposal, 
 		}
 	}
 	if !known {
-		return Failure{refusal.TamperedTrailer,
-			fmt.Sprintf("the Nika-Proposal trailer does not match the commit's content: its objects re-derive %s, the trailer says %s; likely causes: the tree was amended, the commit was rebased or cherry-picked onto another parent, or the trailer was edited or copied from another commit", short(p.ID), short(claimed)),
-			"verify the original commit, or propose the change again with nika propose"}
+		return Failure{Class: refusal.TamperedTrailer,
+			Text: fmt.Sprintf("the Nika-Proposal trailer does not match the commit's content: its objects re-derive %s, the trailer says %s; likely causes: the tree was amended, the commit was rebased or cherry-picked onto another parent, or the trailer was edited or copied from another commit", short(p.ID), short(claimed)),
+			Hint: "verify the original commit", Fix: refusal.ProposeChange}
 	}
 	if orig != nil && disjoint(orig.Set.Paths(), p.Set.Paths()) {
-		return Failure{refusal.TamperedTrailer,
-			fmt.Sprintf("the trailer was copied from commit %s: proposal %s changes %s, this commit changes %s", short(origCommit), short(claimed), listPaths(orig.Set.Paths()), listPaths(p.Set.Paths())),
-			"a trailer proves only the commit it was made for; propose this change with nika propose"}
+		return Failure{Class: refusal.TamperedTrailer,
+			Text: fmt.Sprintf("the trailer was copied from commit %s: proposal %s changes %s, this commit changes %s", short(origCommit), short(claimed), listPaths(orig.Set.Paths()), listPaths(p.Set.Paths())),
+			Hint: "a trailer proves only the commit it was made for", Fix: refusal.ProposeChange}
 	}
 	if parent != origBase {
 		was := "no parent (a root)"
@@ -296,20 +308,21 @@ func classify(r *gitstage.Repo, ci *gitstage.CommitInfo, p *changeset.Proposal, 
 		if parent != "" {
 			now = short(parent)
 		}
-		return Failure{refusal.WrongParent,
-			fmt.Sprintf("the commit's parent %s is not the base %s that proposal %s was built on: it was rebased or cherry-picked (the original is %s)", now, was, short(claimed), short(origCommit)),
-			"propose the change again on the new base with nika propose, or verify the original commit " + short(origCommit)}
+		return Failure{Class: refusal.WrongParent,
+			Text: fmt.Sprintf("the commit's parent %s is not the base %s that proposal %s was built on: it was rebased or cherry-picked (the original is %s)", now, was, short(claimed), short(origCommit)),
+			Hint: "verify the original commit " + short(origCommit), Fix: refusal.ProposeChange}
 	}
 	if orig == nil || orig.Tree != p.Tree {
 		text := fmt.Sprintf("the commit's tree is not proposal %s's: it was amended after the proposal (the original is %s)", short(claimed), short(origCommit))
 		if orig != nil {
 			text = fmt.Sprintf("the commit's tree is not proposal %s's: %s changed after the proposal (amended; the original is %s)", short(claimed), listPaths(differing(orig, p)), short(origCommit))
 		}
-		return Failure{refusal.AmendedTree, text, "propose the amended change with nika propose, or restore the original commit " + short(origCommit)}
+		return Failure{Class: refusal.AmendedTree, Text: text,
+			Hint: "restore the original commit " + short(origCommit), Fix: refusal.ProposeChange}
 	}
-	return Failure{refusal.TamperedTrailer,
-		fmt.Sprintf("the commit has proposal %s's parent and tree, but its message (goal or trailers) was edited (the original is %s)", short(claimed), short(origCommit)),
-		"restore the original message, or propose the change again"}
+	return Failure{Class: refusal.TamperedTrailer,
+		Text: fmt.Sprintf("the commit has proposal %s's parent and tree, but its message (goal or trailers) was edited (the original is %s)", short(claimed), short(origCommit)),
+		Hint: "restore the original message, or propose the change again"}
 }
 
 // differing lists the paths whose after-state differs between a and b.
@@ -408,11 +421,13 @@ func textOf(err error) string {
 	return err.Error()
 }
 
-func hintOf(err error) string {
+// failureOf is a refusal as a failure: its class, text and hint, and the
+// fix it names for a door to word.
+func failureOf(err error) Failure {
 	if e, ok := err.(*refusal.Error); ok {
-		return e.Hint
+		return Failure{Class: e.Class, Text: e.Text, Hint: e.Hint, Fix: e.Fix, Subject: e.Subject}
 	}
-	return ""
+	return Failure{Class: refusal.ClassOf(err), Text: err.Error()}
 }
 
 // Worst is the class a run exits with: the most serious failure of any

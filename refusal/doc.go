@@ -7,5 +7,7 @@
 // A class is what a host acts on (retry, rebuild the preview, ask the
 // human); the text and hint are for a human. Library errors should carry
 // data (which path, which input, which limit) in their text; words that
-// name a door's own commands or flags belong to that door.
+// name a door's own commands or flags belong to that door, which words
+// the error's Fix (cmd/nika/words.go). TestLibrariesSpeakNoDoorWords
+// keeps every string of the library packages free of a nika verb or flag.
 package refusal

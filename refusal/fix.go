@@ -28,9 +28,25 @@ const (
 	Rebase Fix = "rebase"
 	// ChooseFormat: name the input's format. Subject: the known formats.
 	ChooseFormat Fix = "choose-format"
+	// Discard: withdraw a pending proposal (proposed again, the same
+	// input then stages a new one). Subject: the proposal id.
+	Discard Fix = "discard"
+	// Verify: prove a commit from its objects, to see what does not
+	// match. Subject: the commit.
+	Verify Fix = "verify"
+	// ProposeChange: make the change as a proposal that a human applies,
+	// rather than by hand. Subject: none.
+	ProposeChange Fix = "propose-change"
+	// CheckFile: see the checker's findings on a file, and what each code
+	// means. Subject: the path.
+	CheckFile Fix = "check-file"
+	// Push: publish a proposal to a remote again. Subject: the proposal
+	// id.
+	Push Fix = "push"
 )
 
 // Fixes lists every Fix, for the doors' completeness tests.
 func Fixes() []Fix {
-	return []Fix{Repropose, ListProposals, Recover, AllowFile, RaiseInputLimit, ApplyAgain, Rebase, ChooseFormat}
+	return []Fix{Repropose, ListProposals, Recover, AllowFile, RaiseInputLimit, ApplyAgain, Rebase, ChooseFormat,
+		Discard, Verify, ProposeChange, CheckFile, Push}
 }

@@ -450,9 +450,3 @@ func (r *Root) Moved() []string {
 	sort.Strings(out)
 	return out
 }
-
-// TempSibling names a fresh temp path in the same directory as rel.
-func TempSibling(rel string) string {
-	dirs, name := split(rel)
-	return strings.Join(append(append([]string{}, dirs...), tempName(name)), "/")
-}

@@ -2,17 +2,17 @@ package session
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/nika-dev/nika/checker"
-	"github.com/nika-dev/nika/flow"
 )
 
 // Help is the text of /help.
 const Help = `In this session:
   ask a question          the model answers (if an intelligence is chosen); a question discards a pending proposal
-  paste a reply or patch  it becomes a proposal, as nika propose would make it
+  paste a reply or patch  it becomes a proposal, the same as one proposed from the command line
   yes                     when a proposal waits: applies it; anything else discards it
   /workflows              the project's workflows and the checker's verdict on each
   /check NAME             the checker's findings on a workflow or nika.yaml on disk
@@ -194,5 +194,25 @@ func (m *Machine) runCommand(arg string) []Outcome {
 		r.Vars[k] = v
 	}
 	m.nextRun = &r
-	return []Outcome{Answer{Text: fmt.Sprintf("the next proposal requests a run of %s after a clean apply: %s\n", r.Workflow, flow.SuggestedRun(flow.RunSpec{Workflow: r.Workflow, Vars: r.Vars, MaxCostUSD: r.MaxCostUSD}))}}
+	return []Outcome{Answer{Text: fmt.Sprintf("the next proposal requests a run of %s after a clean apply%s\n", r.Workflow, runTerms(r))}}
+}
+
+// runTerms are a run request's variables and cost ceiling, in words.
+func runTerms(r RunRequested) string {
+	var terms []string
+	keys := make([]string, 0, len(r.Vars))
+	for k := range r.Vars {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		terms = append(terms, k+"="+r.Vars[k])
+	}
+	if r.MaxCostUSD > 0 {
+		terms = append(terms, "a cost ceiling of "+strconv.FormatFloat(r.MaxCostUSD, 'f', -1, 64)+" USD")
+	}
+	if len(terms) == 0 {
+		return ""
+	}
+	return ", with " + strings.Join(terms, ", ")
 }

@@ -23,7 +23,8 @@
 //     therefore cannot cause a second effect, and a proposal or gate that
 //     waits in the registry is decided by its id in the new session.
 //   - Refusals carry the one table's classes (package refusal) and their
-//     fixes in the session's own words (/allow, never a CLI flag).
+//     Fix as data; the session's doors word it in the session's own terms
+//     (/allow, never a CLI flag: cmd/nika/words.go).
 //   - The machine does no I/O. It reaches the project only through the
 //     Engine interface and the model only through the Reasoner interface,
 //     so every transition is tested with fakes, exhaustively.

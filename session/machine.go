@@ -77,9 +77,6 @@ func (m *Machine) Snapshot() Snapshot { return m.snap }
 // SetReasoner changes the intelligence (after /intelligence); nil is none.
 func (m *Machine) SetReasoner(r Reasoner) { m.rsn = r }
 
-// Reasoner is the current intelligence, nil for none.
-func (m *Machine) Reasoner() Reasoner { return m.rsn }
-
 // Pending is the proposal waiting for consent, if any.
 func (m *Machine) Pending() *Proposal {
 	if m.pending == nil {
@@ -87,15 +84,6 @@ func (m *Machine) Pending() *Proposal {
 	}
 	p := *m.pending
 	return &p
-}
-
-// Gate is the gate waiting for an answer, if any.
-func (m *Machine) Gate() *GateAsk {
-	if m.gate == nil {
-		return nil
-	}
-	g := *m.gate
-	return &g
 }
 
 // Turn is a line the human typed that is not an answer: a /command, a
@@ -203,7 +191,9 @@ func (m *Machine) ask(text string) []Outcome {
 		if c == NotAllowed {
 			c = IntelligenceRefused
 		}
-		return append(out, Refusal{Class: c, Text: err.Error()})
+		r := Refused(err)
+		r.Class = c
+		return append(out, r)
 	}
 	m.remember("model", reply)
 	if m.told == nil {

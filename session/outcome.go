@@ -1,7 +1,9 @@
 package session
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/nika-dev/nika/redact"
 	"github.com/nika-dev/nika/refusal"
@@ -126,10 +128,29 @@ type ResumeRequested struct {
 type AskIntelligence struct{}
 
 // Refusal is a typed refusal: a class for the host, a text for the human
-// that says what was refused, why, and the fix.
+// that says what was refused and why, with the door-neutral hint, and,
+// where the fix is something the human does through the door, the Fix and
+// what it applies to (Subject). The door words the Fix in its own terms
+// (its commands, never a CLI flag) and adds it to the text.
 type Refusal struct {
-	Class Class  `json:"class"`
-	Text  string `json:"text"`
+	Class   Class       `json:"class"`
+	Text    string      `json:"text"`
+	Fix     refusal.Fix `json:"fix,omitempty"`
+	Subject string      `json:"-"`
+}
+
+// Refused is a refusal of the rooms as an outcome: its class, its text
+// with its hint, and its Fix, unchanged, for the door to word.
+func Refused(err error) Refusal {
+	var e *refusal.Error
+	if !errors.As(err, &e) {
+		return Refusal{Class: ClassOf(err), Text: err.Error()}
+	}
+	text := e.Text
+	if e.Hint != "" && !strings.Contains(text, e.Hint) {
+		text += " · " + e.Hint
+	}
+	return Refusal{Class: e.Class, Text: text, Fix: e.Fix, Subject: e.Subject}
 }
 
 func (Answer) Kind() string          { return "answer" }

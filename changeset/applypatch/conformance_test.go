@@ -103,7 +103,7 @@ func TestConformance(t *testing.T) {
 // run parses a patch, resolves it against a tree, and returns the tree
 // after the changes.
 func run(patch []byte, tree map[string][]byte) (map[string][]byte, error) {
-	d, err := Parse(patch)
+	d, err := parse(patch)
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@
 //
 // # What is accepted around the patch
 //
-// Models rarely send the bare payload. Parse accepts, before "*** Begin
+// Models rarely send the bare payload. ParseLimit accepts, before "*** Begin
 // Patch" and after "*** End Patch", blank lines, markdown fences, and a shell
 // heredoc wrapper (`apply_patch <<'EOF'` … `EOF`, `cat <<EOF | apply_patch`,
 // a bare `<<'EOF'`).
@@ -75,7 +75,7 @@
 //
 // # Purity
 //
-// Parse reads only its input. The Edit of an update is a pure function of
+// ParseLimit reads only its input. The Edit of an update is a pure function of
 // the base bytes: the resolver calls it with the file as it is in HEAD, and
 // its result is the exact content that is previewed, staged and applied.
 package applypatch

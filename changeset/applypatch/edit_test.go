@@ -13,7 +13,7 @@ import (
 // "*** Update File: a.go" line is line 2) and returns its edit.
 func update(t *testing.T, chunkLines ...string) changeset.Edit {
 	t.Helper()
-	d, err := Parse([]byte(patch(append([]string{"*** Update File: a.go"}, chunkLines...)...)))
+	d, err := parse([]byte(patch(append([]string{"*** Update File: a.go"}, chunkLines...)...)))
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
@@ -330,7 +330,7 @@ func TestResolveComposesSections(t *testing.T) {
 // The composed change witnesses the base's bytes, not an intermediate.
 func TestComposedChangeWitnessesTheBase(t *testing.T) {
 	base := map[string][]byte{"a.txt": []byte(lines("1", "2"))}
-	d, err := Parse([]byte(patch("*** Update File: a.txt", "@@", "-1", "+one", "*** Update File: a.txt", "@@", "-2", "+two")))
+	d, err := parse([]byte(patch("*** Update File: a.txt", "@@", "-1", "+one", "*** Update File: a.txt", "@@", "-2", "+two")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func Example() {
 EOF
 `
 	base := files{"greet.go": "package greet\n\nfunc Greet() string {\n\treturn \"hello\"\n}\n"}
-	d, err := applypatch.Parse([]byte(input))
+	d, err := applypatch.ParseLimit([]byte(input), 0)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -60,7 +60,7 @@ EOF
 // A chunk that could go in two places is refused, naming both.
 func Example_ambiguous() {
 	input := "*** Begin Patch\n*** Update File: a.txt\n@@\n-x\n+y\n*** End Patch\n"
-	d, _ := applypatch.Parse([]byte(input))
+	d, _ := applypatch.ParseLimit([]byte(input), 0)
 	_, _, err := changeset.Resolve(d, files{"a.txt": "x\nz\nx\n"}, changeset.Policy{Allow: []string{"**"}})
 	fmt.Println(refusal.ClassOf(err), err)
 	// Output:

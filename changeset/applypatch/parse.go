@@ -47,11 +47,6 @@ func Looks(input []byte) bool {
 // MaxInput is the default limit on the size of an input, in bytes.
 const MaxInput = 16 << 20
 
-// Parse reads an input of at most MaxInput bytes. See ParseLimit.
-func Parse(input []byte) (*changeset.Draft, error) {
-	return ParseLimit(input, MaxInput)
-}
-
 // ParseLimit reads an apply_patch payload into a draft of intents:
 //
 //	*** Add File: p      → OpAdd, Content = the '+' lines, each ending in "\n"

@@ -9,6 +9,10 @@ import (
 	"github.com/nika-dev/nika/refusal"
 )
 
+// parse reads an input under the default limit (MaxInput), as the
+// package's callers do with ParseLimit.
+func parse(input []byte) (*changeset.Draft, error) { return ParseLimit(input, 0) }
+
 // lines joins its arguments with "\n" and ends them with one: a patch or a
 // file written one line per argument.
 func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
@@ -90,7 +94,7 @@ func TestParseReadsOperations(t *testing.T) {
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := Parse([]byte(tc.input))
+			d, err := parse([]byte(tc.input))
 			if err != nil {
 				t.Fatalf("refused: %v", err)
 			}
@@ -140,7 +144,7 @@ func TestParseAcceptsWhatModelsWrapThePatchIn(t *testing.T) {
 			if !Looks([]byte(tc.input)) {
 				t.Errorf("Looks = false")
 			}
-			d, err := Parse([]byte(tc.input))
+			d, err := parse([]byte(tc.input))
 			if err != nil {
 				t.Fatalf("refused: %v", err)
 			}
@@ -185,7 +189,7 @@ func TestParseRefusesWithTheLine(t *testing.T) {
 		{"two patches in one input", patch("*** Delete File: a") + patch("*** Delete File: b"), `patch line 4: text after *** End Patch (at line 3): "*** Begin Patch"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := Parse([]byte(tc.input))
+			d, err := parse([]byte(tc.input))
 			if err == nil {
 				t.Fatalf("parsed %+v, want refused with %q", d, tc.text)
 			}
@@ -251,7 +255,7 @@ func TestParseCdWrapper(t *testing.T) {
 			if !Looks([]byte(tc.input)) {
 				t.Errorf("Looks = false")
 			}
-			d, err := Parse([]byte(tc.input))
+			d, err := parse([]byte(tc.input))
 			if err != nil {
 				t.Fatalf("refused: %v", err)
 			}
@@ -293,7 +297,7 @@ func TestParseCdWrapper(t *testing.T) {
 		{"on the second wrapper line", "```sh\ncd a/../.. && apply_patch <<'EOF'", refusal.NotAllowed, `patch line 2: the wrapper's cd: path "a/../.." contains '..' and could leave the repository`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := Parse([]byte(tc.line + "\n" + patch("*** Add File: a.txt", "+x") + "EOF\n"))
+			d, err := parse([]byte(tc.line + "\n" + patch("*** Add File: a.txt", "+x") + "EOF\n"))
 			if err == nil {
 				t.Fatalf("parsed %+v, want refused", d.Intents)
 			}

@@ -44,7 +44,7 @@
 // class Invalid (TooLarge for an input over the limit), and their text
 // starts with "reply line N:", the line of the input to look at.
 //
-// Blocks lists every fenced block, path or not, so that the format
+// BlocksLimit lists every fenced block, path or not, so that the format
 // detector can find blocks that hold another format (an apply_patch
 // payload, a unified diff) and hand them to their own parser.
 package reply

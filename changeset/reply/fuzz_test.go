@@ -32,11 +32,11 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, input []byte) {
 		orig := bytes.Clone(input)
-		d1, err1 := Parse(input)
+		d1, err1 := parse(input)
 		if !bytes.Equal(input, orig) {
 			t.Fatal("Parse modified its input")
 		}
-		d2, err2 := Parse(input)
+		d2, err2 := parse(input)
 		if !reflect.DeepEqual(d1, d2) || !reflect.DeepEqual(err1, err2) {
 			t.Fatalf("Parse is not deterministic:\n%+v %v\n%+v %v", d1, err1, d2, err2)
 		}
@@ -54,7 +54,7 @@ func FuzzParse(f *testing.F) {
 		if d1.Format != Format {
 			t.Fatalf("Format = %q", d1.Format)
 		}
-		blocks, err := Blocks(input)
+		blocks, err := BlocksLimit(input, 0)
 		if err != nil {
 			t.Fatalf("Blocks failed where Parse did not: %v", err)
 		}

@@ -35,11 +35,6 @@ func (b Block) Lang() string {
 	return f[0]
 }
 
-// Parse reads a reply of at most MaxInput bytes. See ParseLimit.
-func Parse(input []byte) (*changeset.Draft, error) {
-	return ParseLimit(input, MaxInput)
-}
-
 // ParseLimit reads a reply and returns one OpWrite intent for each fenced
 // block that names a path, in input order. A limit <= 0 means MaxInput. A
 // reply without such a block yields a draft with no intents and no error.
@@ -59,12 +54,6 @@ func ParseLimit(input []byte, limit int) (*changeset.Draft, error) {
 		}
 	}
 	return d, nil
-}
-
-// Blocks lists every fenced block of a reply of at most MaxInput bytes, in
-// input order, with or without a path. See BlocksLimit.
-func Blocks(input []byte) ([]Block, error) {
-	return BlocksLimit(input, MaxInput)
 }
 
 // BlocksLimit lists every fenced block of input. An unclosed block runs to

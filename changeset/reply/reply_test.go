@@ -11,6 +11,10 @@ import (
 	"github.com/nika-dev/nika/refusal"
 )
 
+// parse reads an input under the default limit (MaxInput), as the
+// package's callers do with ParseLimit.
+func parse(input []byte) (*changeset.Draft, error) { return ParseLimit(input, 0) }
+
 // file is one expected intent: its path, exact content and the line of its
 // opening fence.
 type file struct {
@@ -222,7 +226,7 @@ func TestParseProposesFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := Parse(md(tt.input))
+			d, err := parse(md(tt.input))
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
@@ -363,7 +367,7 @@ func TestParseRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := Parse(md(tt.input))
+			d, err := parse(md(tt.input))
 			if err == nil {
 				t.Fatalf("Parse succeeded with %+v, want %s", d, tt.text)
 			}
@@ -403,14 +407,14 @@ func TestParseLimitRefusesLargeInput(t *testing.T) {
 	}
 
 	big := make([]byte, MaxInput+1)
-	_, err = Parse(big)
+	_, err = parse(big)
 	if !errors.As(err, &e) || e.Class != refusal.TooLarge {
 		t.Fatalf("Parse of MaxInput+1 bytes: err = %v, want TooLarge", err)
 	}
 	if want := "the reply is 16777217 bytes (16.0 MiB), over the limit of 16777216 bytes (16.0 MiB)"; e.Text != want {
 		t.Errorf("text = %q, want %q", e.Text, want)
 	}
-	if _, err := Blocks(big); refusal.ClassOf(err) != refusal.TooLarge {
+	if _, err := BlocksLimit(big, 0); refusal.ClassOf(err) != refusal.TooLarge {
 		t.Errorf("Blocks of MaxInput+1 bytes: err = %v, want TooLarge", err)
 	}
 	if _, err := ParseLimit(big, 0); refusal.ClassOf(err) != refusal.TooLarge {
@@ -427,7 +431,7 @@ func TestBlocksListsEveryBlock(t *testing.T) {
 		"and a file\n" +
 		"~~~~ yaml path=a.nika.yaml\n# path: a.nika.yaml\nx\n~~~~\n" +
 		"  '''\n  *** Begin Patch\n  *** End Patch\n")
-	bs, err := Blocks(in)
+	bs, err := BlocksLimit(in, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,7 +462,7 @@ func TestBlocksListsEveryBlock(t *testing.T) {
 
 func TestBlocksDoNotAliasTheInput(t *testing.T) {
 	in := md("'''path=a\nxyz\n'''\n")
-	d, err := Parse(in)
+	d, err := parse(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,7 +488,7 @@ func TestDraftResolves(t *testing.T) {
 	in := md("'''yaml path=new.nika.yaml\nname: new\n'''\n" +
 		"'''yaml path=old.nika.yaml\n'''\n" +
 		"'''path=same.nika\nsame\n'''\n")
-	d, err := Parse(in)
+	d, err := parse(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -504,7 +508,7 @@ func TestDraftResolves(t *testing.T) {
 	}
 
 	// The resolver names the reply's line for what it refuses.
-	d, err = Parse(md("\n'''path=a.nika\nx\n'''\n'''path=../b.nika\ny\n'''\n"))
+	d, err = parse(md("\n'''path=a.nika\nx\n'''\n'''path=../b.nika\ny\n'''\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,6 +67,6 @@
 // aider does. Inside a block, everything up to the next marker is content,
 // fences included; a "=======" line cannot appear in a SEARCH text.
 //
-// Parse reads only its input, and the Edit is a pure function of the base
+// ParseLimit reads only its input, and the Edit is a pure function of the base
 // bytes.
 package searchreplace

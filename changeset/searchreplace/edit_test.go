@@ -19,7 +19,7 @@ func blocks(t *testing.T, pairs ...[]string) changeset.Edit {
 	for i := 0; i < len(pairs); i += 2 {
 		ls = append(ls, blk(pairs[i], pairs[i+1])...)
 	}
-	d, err := Parse([]byte(cat(l("a.go", "```"), ls, l("```"))))
+	d, err := parse([]byte(cat(l("a.go", "```"), ls, l("```"))))
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
@@ -154,7 +154,7 @@ func (m mapBase) Entry(p changeset.Path) (changeset.Entry, error) {
 
 func resolve(t *testing.T, input string, tree map[string][]byte) ([]changeset.Change, error) {
 	t.Helper()
-	d, err := Parse([]byte(input))
+	d, err := parse([]byte(input))
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}

@@ -40,7 +40,7 @@ func Example() {
 		">>>>>>> REPLACE\n" +
 		"```\n"
 	base := files{"greet.go": "package greet\n\nfunc Greet() string {\n\treturn \"hello\"\n}\n"}
-	d, err := searchreplace.Parse([]byte(input))
+	d, err := searchreplace.ParseLimit([]byte(input), 0)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -68,7 +68,7 @@ func Example() {
 // never appends to bytes the model did not show.
 func Example_emptySearchOnExistingFile() {
 	input := "greet.go\n```go\n<<<<<<< SEARCH\n=======\nfunc Bye() {}\n>>>>>>> REPLACE\n```\n"
-	d, _ := searchreplace.Parse([]byte(input))
+	d, _ := searchreplace.ParseLimit([]byte(input), 0)
 	_, _, err := changeset.Resolve(d, files{"greet.go": "package greet\n"}, changeset.Policy{Allow: []string{"**"}})
 	fmt.Println(refusal.ClassOf(err), err)
 	// Output:

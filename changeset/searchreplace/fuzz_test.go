@@ -28,8 +28,8 @@ func FuzzParse(f *testing.F) {
 	})
 	f.Fuzz(func(t *testing.T, input []byte) {
 		keep := bytes.Clone(input)
-		d1, err1 := Parse(input)
-		d2, err2 := Parse(input)
+		d1, err1 := parse(input)
+		d2, err2 := parse(input)
 		if !bytes.Equal(input, keep) {
 			t.Fatal("Parse modified its input")
 		}

@@ -83,11 +83,6 @@ type file struct {
 // MaxInput is the default limit on the size of an input, in bytes.
 const MaxInput = 16 << 20
 
-// Parse reads an input of at most MaxInput bytes. See ParseLimit.
-func Parse(input []byte) (*changeset.Draft, error) {
-	return ParseLimit(input, MaxInput)
-}
-
 // ParseLimit reads search/replace blocks into a draft with one intent per
 // file: an OpEdit whose Edit applies the file's blocks in order, or an OpAdd
 // when the file's first block has an empty SEARCH (the later blocks are

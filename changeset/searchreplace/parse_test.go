@@ -10,6 +10,10 @@ import (
 	"github.com/nika-dev/nika/refusal"
 )
 
+// parse reads an input under the default limit (MaxInput), as the
+// package's callers do with ParseLimit.
+func parse(input []byte) (*changeset.Draft, error) { return ParseLimit(input, 0) }
+
 // lines joins its arguments with "\n" and ends them with one.
 func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
 
@@ -127,7 +131,7 @@ func TestParseReadsBlocks(t *testing.T) {
 			if !Looks([]byte(tc.input)) {
 				t.Errorf("Looks = false")
 			}
-			d, err := Parse([]byte(tc.input))
+			d, err := parse([]byte(tc.input))
 			if err != nil {
 				t.Fatalf("refused: %v", err)
 			}
@@ -152,7 +156,7 @@ func TestParseReadsBlocks(t *testing.T) {
 
 func TestParseKeepsBlockContentVerbatim(t *testing.T) {
 	in := cat(l("README.md", "````markdown"), blk(l("```go", "x := 1  ", "```"), l("~~~", "\t", "~~~")), l("````"))
-	d, err := Parse([]byte(in))
+	d, err := parse([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +195,7 @@ func TestParseRefusesWithTheLine(t *testing.T) {
 			`search-replace line 10: block 2 of "n.txt": the SEARCH text (1 line) is not in the file as the blocks before it left it`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := Parse([]byte(tc.input))
+			d, err := parse([]byte(tc.input))
 			if err == nil {
 				t.Fatalf("parsed %+v, want refused with %q", d, tc.text)
 			}
@@ -228,7 +232,7 @@ func TestLooks(t *testing.T) {
 func TestParseReadsOnlyItsInput(t *testing.T) {
 	in := []byte(cat(fenced("a.go", l("x"), l("y"))))
 	keep := bytes.Clone(in)
-	if _, err := Parse(in); err != nil {
+	if _, err := parse(in); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(in, keep) {

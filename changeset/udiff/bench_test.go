@@ -21,7 +21,7 @@ func BenchmarkHunksInOrder(b *testing.B) {
 	for i := 10; i+3 < n; i += 50 {
 		fmt.Fprintf(&diff, "@@ -%d,3 +%d,3 @@\n line %d\n-line %d\n+LINE %d\n line %d\n", i, i, i, i+1, i+1, i+2)
 	}
-	d, err := Parse([]byte(diff.String()))
+	d, err := parse([]byte(diff.String()))
 	if err != nil {
 		b.Fatal(err)
 	}

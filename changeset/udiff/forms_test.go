@@ -349,7 +349,7 @@ func TestForms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := Parse(tt.input)
+			d, err := parse(tt.input)
 			var got tree
 			if err == nil {
 				got, err = applyDraft(d, tt.base)

@@ -35,11 +35,11 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, input []byte) {
 		orig := bytes.Clone(input)
-		d1, err1 := Parse(input)
+		d1, err1 := parse(input)
 		if !bytes.Equal(input, orig) {
 			t.Fatal("Parse modified its input")
 		}
-		d2, err2 := Parse(input)
+		d2, err2 := parse(input)
 		if !reflect.DeepEqual(d1, d2) || !reflect.DeepEqual(err1, err2) {
 			t.Fatalf("Parse is not deterministic:\n%+v %v\n%+v %v", d1, err1, d2, err2)
 		}
@@ -151,7 +151,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if err != nil {
 			t.Skip(err)
 		}
-		d, err := Parse([]byte(diff))
+		d, err := parse([]byte(diff))
 		if err != nil {
 			t.Fatalf("Parse: %v\n%s", err, diff)
 		}

@@ -254,7 +254,7 @@ func TestGitDiffRoundTrip(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					args := append([]string{"diff"}, v...)
 					diff := git(t, dir, append(args, commits[i], commits[j])...)
-					d, err := Parse(diff)
+					d, err := parse(diff)
 					if err != nil {
 						t.Fatalf("Parse: %v\n%s", err, diff)
 					}
@@ -282,7 +282,7 @@ func TestGitFormatPatch(t *testing.T) {
 	if !bytes.Contains(mail, []byte("\n-- \n")) {
 		t.Fatalf("no signature in the mail:\n%s", mail)
 	}
-	d, err := Parse(mail)
+	d, err := parse(mail)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +347,7 @@ func TestGitDiffRandom(t *testing.T) {
 			diff, _ := cmd.Output() // exit 1: the files differ
 			// git diff --no-index names both sides; make it an edit of one path.
 			diff = bytes.ReplaceAll(diff, []byte("b/new"), []byte("b/old"))
-			d, err := Parse(diff)
+			d, err := parse(diff)
 			if err != nil {
 				t.Fatalf("round %d %s: Parse: %v\n%s", round, u, err, diff)
 			}
@@ -410,7 +410,7 @@ func TestDiffU(t *testing.T) {
 			}
 			out = keep
 		}
-		d, err := Parse(out)
+		d, err := parse(out)
 		if err != nil {
 			t.Fatalf("diff %v: %v\n%s", args, err, out)
 		}
@@ -450,7 +450,7 @@ func TestDiffU(t *testing.T) {
 	cmd := exec.Command("diff", "-u", "f.txt.orig", "f.txt")
 	cmd.Dir = dir
 	out, _ := cmd.Output()
-	d, err := Parse(out)
+	d, err := parse(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,7 +503,7 @@ func TestGitRefusals(t *testing.T) {
 		if v != "" {
 			args = append(args, v)
 		}
-		_, err := Parse(git(t, dir, args...))
+		_, err := parse(git(t, dir, args...))
 		want := "diff line 10: logo.bin is a binary patch, and nika proposes text only"
 		if got := fmt.Sprint(err); refusal.ClassOf(err) != refusal.Unsupported || !strings.HasPrefix(got, want) {
 			t.Errorf("git diff %s: err = %v, want Unsupported %q", v, err, want)
@@ -514,7 +514,7 @@ func TestGitRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	git(t, dir, "commit", "-q", "-am", "x")
-	_, err := Parse(git(t, dir, "diff", "HEAD~", "HEAD"))
+	_, err := parse(git(t, dir, "diff", "HEAD~", "HEAD"))
 	want := "diff line 1: the diff changes the mode of a.txt from 100644 to 100755, and nika does not change file modes"
 	if got := fmt.Sprint(err); refusal.ClassOf(err) != refusal.Unsupported || !strings.HasPrefix(got, want) {
 		t.Errorf("mode change: err = %v, want Unsupported %q", err, want)
@@ -627,7 +627,7 @@ func TestGitApplyRandom(t *testing.T) {
 		}
 		want, gitOK := gitApply(ob, diff)
 		zero := false
-		if d, err := Parse(diff); err == nil {
+		if d, err := parse(diff); err == nil {
 			for _, in := range d.Intents {
 				if e, ok := in.Edit.(*edit); ok && e.zero {
 					zero = true
@@ -638,7 +638,7 @@ func TestGitApplyRandom(t *testing.T) {
 			want, gitOK = gitApply(ob, diff, "--unidiff-zero")
 		}
 		var got []byte
-		d, err := Parse(diff)
+		d, err := parse(diff)
 		if err == nil {
 			var tr tree
 			if tr, err = applyDraft(d, tree{"f": ob}); err == nil {

@@ -16,11 +16,6 @@ const Format = "diff"
 // MaxInput is the default limit on the size of a diff, in bytes.
 const MaxInput = 16 << 20
 
-// Parse reads a diff of at most MaxInput bytes. See ParseLimit.
-func Parse(input []byte) (*changeset.Draft, error) {
-	return ParseLimit(input, MaxInput)
-}
-
 // ParseLimit reads a unified diff and returns one intent per file section,
 // in input order. A limit <= 0 means MaxInput. An input without any file
 // section is refused, as git apply refuses it: an empty diff proposes

@@ -11,6 +11,10 @@ import (
 	"github.com/nika-dev/nika/refusal"
 )
 
+// parse reads an input under the default limit (MaxInput), as the
+// package's callers do with ParseLimit.
+func parse(input []byte) (*changeset.Draft, error) { return ParseLimit(input, 0) }
+
 // text joins lines, each ended by "\n".
 func text(lines ...string) []byte {
 	return []byte(strings.Join(lines, "\n") + "\n")
@@ -363,7 +367,7 @@ func TestParseSections(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := Parse(tt.input)
+			d, err := parse(tt.input)
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
@@ -625,7 +629,7 @@ func TestParseRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := Parse(tt.input)
+			d, err := parse(tt.input)
 			if err == nil {
 				t.Fatalf("Parse succeeded with %+v", d)
 			}
@@ -709,7 +713,7 @@ func TestApplyRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := Parse(tt.input)
+			d, err := parse(tt.input)
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
@@ -734,7 +738,7 @@ func TestParseLimit(t *testing.T) {
 	}
 	_, err := ParseLimit(in, len(in)-1)
 	wantErr(t, err, refusal.TooLarge, fmt.Sprintf("the diff is %d bytes, over the limit of %d bytes", len(in), len(in)-1))
-	_, err = Parse(make([]byte, MaxInput+1))
+	_, err = parse(make([]byte, MaxInput+1))
 	wantErr(t, err, refusal.TooLarge, "the diff is 16777217 bytes (16.0 MiB), over the limit of 16777216 bytes (16.0 MiB)")
 	if _, err := ParseLimit(make([]byte, MaxInput+1), 0); refusal.ClassOf(err) != refusal.TooLarge {
 		t.Errorf("ParseLimit(_, 0) must mean MaxInput: %v", err)
@@ -777,7 +781,7 @@ func TestDraftResolves(t *testing.T) {
 		"@@ -1 +0,0 @@",
 		"-bye",
 	)
-	d, err := Parse(diff)
+	d, err := parse(diff)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -842,7 +846,7 @@ func TestOccurrences(t *testing.T) {
 // depend on the caller's buffer.
 func TestEditsDoNotAliasTheInput(t *testing.T) {
 	in := text("--- a/f", "+++ b/f", "@@ -1 +1 @@", "-old", "+new")
-	d, err := Parse(in)
+	d, err := parse(in)
 	if err != nil {
 		t.Fatal(err)
 	}

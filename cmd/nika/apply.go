@@ -152,8 +152,9 @@ func (d *door) afterApply(r *flow.Repo, p *flow.Proposed, acc *flow.Accepted) er
 	}
 	if !d.json {
 		io.WriteString(d.stdout, preview.EscapeText(d.scrub(v.Text())))
-		if !v.Clean() {
-			fmt.Fprintln(d.stdout, v.Advice(acc.Commit()))
+		if adv := v.Advice(acc.Commit()); adv != "" {
+			// The library names git's own undo; the CLI adds its own.
+			fmt.Fprintf(d.stdout, "%s (or: nika revert %s)\n\n", strings.TrimSuffix(adv, "\n"), acc.Commit())
 		}
 	}
 	if run := flow.RunOf(p); run != nil {
@@ -163,7 +164,7 @@ func (d *door) afterApply(r *flow.Repo, p *flow.Proposed, acc *flow.Accepted) er
 		}
 		rr := flow.CarryRun(r, *run, v.Clean(), flow.RunIO{Echo: echo, Err: newEscapingWriter(d.stderr),
 			Started: func(argv []string) { d.say("run requested: %s\n", escape(strings.Join(argv, " "))) }})
-		out.Run = d.runResult(run.Workflow, rr)
+		out.Run = d.runResult(*run, rr)
 	}
 	if !v.Clean() {
 		d.code = exitNotClean
@@ -175,15 +176,15 @@ func (d *door) afterApply(r *flow.Repo, p *flow.Proposed, acc *flow.Accepted) er
 }
 
 // runResult reports a carried-out run request and returns its JSON.
-func (d *door) runResult(workflow string, rr *flow.RunResult) *runJSON {
-	j := &runJSON{Workflow: workflow, Status: string(rr.Status)}
-	w := preview.Escape(workflow)
+func (d *door) runResult(run flow.RunSpec, rr *flow.RunResult) *runJSON {
+	j := &runJSON{Workflow: run.Workflow, Status: string(rr.Status)}
+	w := preview.Escape(run.Workflow)
 	switch rr.Status {
 	case flow.Withheld:
 		d.say("run of %s withheld: the check after the apply is not clean\n", w)
 	case flow.NotConfigured:
-		j.Command = rr.Command
-		d.say("run requested: no runner is configured (git config nika.runner \"<argv template>\"); to run it:\n  %s\n", preview.Escape(rr.Command))
+		j.Command = suggestedRun(run)
+		d.say("run requested: no runner is configured (git config nika.runner \"<argv template>\"); to run it:\n  %s\n", preview.Escape(j.Command))
 	case flow.NotStarted:
 		j.Error = d.scrub(rr.Err.Error())
 		d.say("run requested, but the runner %s could not start: %s\n", preview.Escape(rr.Argv[0]), preview.Escape(j.Error))

@@ -49,6 +49,11 @@ func (d *door) log(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	for _, e := range entries {
+		if w := cliFix(e.Fix, e.Commit); w != "" {
+			e.Problem += ": " + w // the fix in the CLI's words, for the human and for --json
+		}
+	}
 	if d.json {
 		if entries == nil {
 			entries = []*proof.Entry{}

@@ -717,11 +717,14 @@ func TestMCPWordsEveryFix(t *testing.T) {
 			}
 		}
 	}
-	// the library hints that still name a CLI flag or verb are worded anew
-	for _, l := range mcpLegacy {
-		h := mcpHint(&refusal.Error{Class: refusal.Invalid, Text: "x", Hint: l.prefix + "docs/a.md"})
-		if flagRE.MatchString(h) || strings.Contains(h, "nika list") || strings.Contains(h, "nika propose") {
-			t.Errorf("hint %q is worded %q", l.prefix, h)
-		}
+	// the hint is the library's door-neutral words, then the fix in the
+	// agent's: nothing is translated from another door's words
+	e := refusal.New(refusal.NotAllowed, "", "path %q is a supporting file that you did not allow", "docs/a.md").WithFix(refusal.AllowFile, "docs/a.md")
+	if h, want := mcpHint(e), mcpFix(refusal.AllowFile, "docs/a.md"); h != want {
+		t.Errorf("mcpHint = %q, want %q", h, want)
+	}
+	e = refusal.New(refusal.NotFound, "give at least 8 hex characters of the id", "no proposal").WithFix(refusal.ListProposals, "")
+	if h, want := mcpHint(e), "give at least 8 hex characters of the id; "+mcpFix(refusal.ListProposals, ""); h != want {
+		t.Errorf("mcpHint = %q, want %q", h, want)
 	}
 }

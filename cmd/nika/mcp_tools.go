@@ -474,10 +474,11 @@ func (s *mcpServer) feedback(_ context.Context, _ *mcp.CallToolRequest, in mcpID
 	if err != nil {
 		return nil, out, err
 	}
-	f, err := flow.Feedback(r, in.ID)
+	p, err := flow.Load(r, in.ID)
 	if err != nil {
 		return nil, out, err
 	}
+	f := flow.FeedbackOf(p)
 	out = mcpFeedbackOut{Type: "feedback", Feedback: *f}
 	return textResult(flow.FeedbackText(f)), out, nil
 }

@@ -112,8 +112,6 @@ type badRequest struct {
 	text  string
 }
 
-func (b *badRequest) Error() string { return b.text }
-
 func bad(seq json.RawMessage, call string, class refusal.Class, format string, args ...any) *badRequest {
 	return &badRequest{seq: seq, call: call, class: class, text: fmt.Sprintf(format, args...)}
 }
@@ -438,6 +436,7 @@ func outcomeJSON(o session.Outcome) map[string]any {
 	_ = dec.Decode(&m)
 	m["type"] = o.Kind()
 	if r, ok := o.(session.Refusal); ok {
+		m["text"] = sessionText(r) // the fix in the session's words
 		m["exit"] = refusal.Code(r.Class)
 	}
 	return m

@@ -599,7 +599,7 @@ func TestServeClasses(t *testing.T) {
 		}
 	}
 	out := h.call(map[string]any{"call": "turn", "text": "```md path=docs/notes.md\nhi\n```\n"})
-	if !strings.Contains(out[0]["text"].(string), "/allow docs/notes.md") {
+	if !strings.Contains(out[0]["text"].(string), "· /allow docs/notes.md allows it for the turns that follow") || out[0]["fix"] != "allow-file" {
 		t.Errorf("the fix is not the session's own: %v", out)
 	}
 }

@@ -82,17 +82,20 @@ func (runOutcome) Kind() string { return "run" }
 // from the output) and read for a paused frame.
 func (d *door) carry(eng *project.Engine, m *session.Machine, req session.Outcome, echo, errw io.Writer) []session.Outcome {
 	var rr *flow.RunResult
+	var command string // what the human runs when no runner is configured
 	switch v := req.(type) {
 	case session.RunRequested:
-		rr = flow.CarryRun(d.repo, flow.RunSpec{Workflow: v.Workflow, Vars: v.Vars, MaxCostUSD: v.MaxCostUSD}, true, flow.RunIO{Echo: echo, Err: errw})
+		run := flow.RunSpec{Workflow: v.Workflow, Vars: v.Vars, MaxCostUSD: v.MaxCostUSD}
+		rr, command = flow.CarryRun(d.repo, run, true, flow.RunIO{Echo: echo, Err: errw}), suggestedRun(run)
 	case session.ResumeRequested:
-		rr = flow.CarryResume(d.repo, flow.ResumeSpec{Trace: v.ID.Trace, Task: v.ID.Task, Answer: v.Answer}, flow.RunIO{Echo: echo, Err: errw})
+		r := flow.ResumeSpec{Trace: v.ID.Trace, Task: v.ID.Task, Answer: v.Answer}
+		rr, command = flow.CarryResume(d.repo, r, flow.RunIO{Echo: echo, Err: errw}), suggestedResume(r)
 	default:
 		return nil
 	}
 	switch rr.Status {
 	case flow.NotConfigured:
-		return []session.Outcome{runOutcome{Status: string(flow.NotConfigured), Command: rr.Command}}
+		return []session.Outcome{runOutcome{Status: string(flow.NotConfigured), Command: command}}
 	case flow.NotStarted:
 		return []session.Outcome{session.Refusal{Class: session.Io, Text: eng.ScrubProgram(fmt.Sprintf("the runner %s could not start: %v · check git config nika.runner", rr.Argv[0], rr.Err))}}
 	}
@@ -296,7 +299,7 @@ func (s *termSession) show(outs []session.Outcome) {
 		case session.Builtins, session.Providers, session.LastRun:
 			s.text(o.(session.Texter).Text())
 		case session.Refusal:
-			s.printf("nika: refused (%s): %s\n", v.Class, escape(v.Text))
+			s.printf("nika: refused (%s): %s\n", v.Class, escape(sessionText(v)))
 		}
 	}
 }
@@ -334,7 +337,7 @@ func escapePrompt(p string) string { return escapeText(p) }
 func serveChoice(t *terminal, c intelligence.Choice) session.Reasoner {
 	r, err := intelligence.Serve(c, intelligence.LookPath, intelligence.LookupEnv)
 	if err != nil {
-		fmt.Fprintf(t, "nika: refused (%s): %s\n", session.ClassOf(err), escape(err.Error()))
+		fmt.Fprintf(t, "nika: refused (%s): %s\n", session.ClassOf(err), escape(sessionText(session.Refused(err))))
 		fmt.Fprintln(t, "this session goes on without an intelligence until you fix it")
 		return nil
 	}

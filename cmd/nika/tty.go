@@ -76,19 +76,6 @@ func newTerminal(f *os.File) *terminal { return &terminal{f: f, fd: int(f.Fd())}
 
 func (t *terminal) Write(b []byte) (int, error) { return t.f.Write(b) }
 
-// sameAs reports whether w is this terminal (stdout not redirected).
-func (t *terminal) sameAs(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	var a, b unix.Stat_t
-	if unix.Fstat(t.fd, &a) != nil || unix.Fstat(int(f.Fd()), &b) != nil {
-		return false
-	}
-	return a.Rdev == b.Rdev && a.Mode&unix.S_IFMT == unix.S_IFCHR && b.Mode&unix.S_IFMT == unix.S_IFCHR
-}
-
 // raw puts the terminal in the mode the reader needs, discarding every byte
 // typed ahead (TCSETSF flushes the input queue), and returns the function
 // that restores it. Signals that end the process restore it first.

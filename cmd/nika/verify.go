@@ -34,6 +34,13 @@ func (d *door) verify(c *cli.Context) error {
 		return err
 	}
 	results := proof.Verify(r, commits, proof.Options{RequireAll: c.Bool("require-all"), ExpectID: sel.ExpectID, RequireSigned: c.Bool("require-signed")})
+	for _, res := range results {
+		for i := range res.Failures {
+			// The fix in the CLI's words, for the human and for --json.
+			f := &res.Failures[i]
+			f.Hint = joinHint(f.Hint, cliFix(f.Fix, f.Subject))
+		}
+	}
 	var nProven, nFailed, nOther int
 	for _, res := range results {
 		switch res.Status {

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/refusal"
+	"github.com/nika-dev/nika/session"
 )
 
 // The doors' words for the fixes that library refusals name. A library says
@@ -40,30 +44,60 @@ func cliFix(f refusal.Fix, subject string) string {
 		return "bring it forward with nika rebase"
 	case refusal.ChooseFormat:
 		return "choose one with --format " + orDefault(subject, "auto, reply, patch, diff or search-replace")
+	case refusal.Discard:
+		return "discard it with nika discard " + orDefault(short(subject), "ID") + " (proposed again, the same input then stages a new proposal)"
+	case refusal.Verify:
+		return "run nika verify " + orDefault(short(subject), "COMMIT") + " to see why"
+	case refusal.ProposeChange:
+		return "make the change through nika propose and nika apply"
+	case refusal.CheckFile:
+		return "nika check " + orDefault(subject, "PATH") + " shows the findings, nika explain CODE the fix"
+	case refusal.Push:
+		if subject != "" {
+			return "push it again with nika push " + short(subject)
+		}
+		return "push it again with nika push"
 	}
 	return ""
 }
 
 // sessionFix words a fix for the terminal session and its stdio protocol,
-// whose human works with the session's own commands.
+// whose human works with the session's own commands (/allow, /pending,
+// /check), and with a shell for what only the CLI does.
 func sessionFix(f refusal.Fix, subject string) string {
 	switch f {
 	case refusal.Repropose:
-		return "paste the reply again, or ask the model again"
+		return "paste the reply again to rebuild its preview over the project as it is now"
 	case refusal.ListProposals:
-		return "type /pending to see the proposals"
+		return "/pending lists the proposals that wait and their ids"
 	case refusal.Recover:
-		return "run nika recover in a shell to finish or undo it"
+		return "an interrupted apply must be finished or undone first: end the session, and nika recover does it"
 	case refusal.AllowFile:
-		return "allow it with /allow " + orDefault(subject, "PATH")
+		return "/allow " + orDefault(subject, "PATH") + " allows it for the turns that follow; then paste the reply again"
 	case refusal.RaiseInputLimit:
-		return "split the proposal into smaller ones"
+		if subject != "" {
+			return "split the reply into smaller ones (the limit is " + subject + " bytes)"
+		}
+		return "split the reply into smaller ones"
 	case refusal.ApplyAgain:
-		return "answer yes at the next prompt when you want it"
+		if subject != "" {
+			return "consent to proposal " + short(subject) + " again when you want it"
+		}
+		return "consent again when you want it"
 	case refusal.Rebase:
-		return "ask the model for the change again over the current files"
+		return "paste the reply again to build it over the current HEAD"
 	case refusal.ChooseFormat:
-		return "paste the reply as the model wrote it"
+		return "paste the reply as fenced blocks that name their paths, an apply_patch payload, a unified diff or search/replace blocks"
+	case refusal.Discard:
+		return "answer anything but yes while it waits, and it is discarded; the reply pasted again then stages a new proposal"
+	case refusal.Verify:
+		return "nika verify " + orDefault(short(subject), "COMMIT") + ", in a shell, says why"
+	case refusal.ProposeChange:
+		return "paste the change as a reply, and answer yes to apply it"
+	case refusal.CheckFile:
+		return "/check " + orDefault(subject, "NAME") + " shows the findings, /explain CODE the fix"
+	case refusal.Push:
+		return "push it again with nika push " + orDefault(short(subject), "ID") + " in a shell"
 	}
 	return ""
 }
@@ -92,50 +126,70 @@ func mcpFix(f refusal.Fix, subject string) string {
 		return "the project moved: call propose again with the change made over the current files"
 	case refusal.ChooseFormat:
 		return "call the tool again with format set to one of: " + orDefault(subject, "auto, reply, patch, diff, search-replace")
+	case refusal.Discard:
+		return "call withdraw with its id; proposed again, the same text then stages a new proposal"
+	case refusal.Verify:
+		return "the human can see why with nika verify " + orDefault(short(subject), "COMMIT") + " in their terminal"
+	case refusal.ProposeChange:
+		return "call propose with the change; only the human can apply it"
+	case refusal.CheckFile:
+		return "call check with " + orDefault(subject, "the file") + "'s text to see the findings, and explain with a finding's code for the fix"
+	case refusal.Push:
+		return "ask the human to push it again with nika push " + orDefault(short(subject), "ID") + " in their terminal"
 	}
 	return ""
 }
 
-// mcpLegacy maps hints that library refusals still word for the CLI (a
-// flag, a verb) to the Fix they mean, so that an agent is never told to
-// use a flag it cannot give. A library that sets Fix needs no entry.
-var mcpLegacy = []struct {
-	prefix string
-	fix    refusal.Fix
-}{
-	{"if you want it, run again with --allow ", refusal.AllowFile},
-	{"split the proposal, or raise the limit with --max-input", refusal.RaiseInputLimit},
-	{"use --format auto", refusal.ChooseFormat},
-	{"run nika list to see", refusal.ListProposals},
-	{"give at least 8 hex characters of the id, as nika list shows it", refusal.ListProposals},
-	{"rebuild the preview with nika propose", refusal.Repropose},
-	{"discard it and rebuild the preview with nika propose", refusal.Repropose},
-}
-
 // mcpHint is a refusal's hint for the MCP door: the library's hint, then
 // the fix in the agent's words.
-func mcpHint(e *refusal.Error) string {
-	hint, fix, subject := e.Hint, e.Fix, e.Subject
-	if fix == "" {
-		for _, l := range mcpLegacy {
-			if strings.HasPrefix(hint, l.prefix) {
-				if l.fix == refusal.AllowFile {
-					subject = strings.TrimPrefix(hint, l.prefix)
-				}
-				hint, fix = "", l.fix
-				break
-			}
-		}
-	}
-	return joinHint(hint, mcpFix(fix, subject))
-}
+func mcpHint(e *refusal.Error) string { return joinHint(e.Hint, mcpFix(e.Fix, e.Subject)) }
 
 // cliHint is a refusal's hint for the CLI: the library's hint, then the
 // fix in the CLI's words.
 func cliHint(e *refusal.Error) string { return joinHint(e.Hint, cliFix(e.Fix, e.Subject)) }
 
-// sessionHint is the same for the session's doors.
-func sessionHint(e *refusal.Error) string { return joinHint(e.Hint, sessionFix(e.Fix, e.Subject)) }
+// sessionText is a session refusal's text for the session's doors (the
+// terminal, the stdio protocol): the library's text and hint, then the fix
+// in the session's words.
+func sessionText(r session.Refusal) string {
+	w := sessionFix(r.Fix, r.Subject)
+	if w == "" || strings.Contains(r.Text, w) {
+		return r.Text
+	}
+	return r.Text + " · " + w
+}
+
+// suggestedRun is the command that runs a run request by hand, when no
+// runner is configured: the Nika runtime's nika run, with its flags.
+func suggestedRun(run flow.RunSpec) string {
+	parts := []string{"nika", "run", shellQuote(run.Workflow)}
+	keys := make([]string, 0, len(run.Vars))
+	for k := range run.Vars {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, "--var", shellQuote(k+"="+run.Vars[k]))
+	}
+	if run.MaxCostUSD > 0 {
+		parts = append(parts, "--max-cost-usd", strconv.FormatFloat(run.MaxCostUSD, 'f', -1, 64))
+	}
+	return strings.Join(parts, " ")
+}
+
+// suggestedResume is the command that answers a paused run's gate by
+// hand, when no resume template is configured.
+func suggestedResume(r flow.ResumeSpec) string {
+	return "nika run --resume " + shellQuote(r.Trace) + " --answer " + shellQuote(r.Task+"="+r.Answer)
+}
+
+// shellQuote quotes s for a POSIX shell, unless it needs none.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
 
 func joinHint(hint, fix string) string {
 	switch {

@@ -41,7 +41,7 @@ func TestFeedbackReachesTheNextBundle(t *testing.T) {
 	git(t, dir, "add", ".")
 	git(t, dir, "commit", "-q", "-m", "doc")
 
-	e, err := Open(dir)
+	e, err := openEngine(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,9 +94,12 @@ func TestFeedbackReachesTheNextBundle(t *testing.T) {
 	if !strings.Contains(note, "left out: doc.txt:2") || !strings.Contains(note, "the human on the proposal: good idea") {
 		t.Errorf("the note lacks the feedback:\n%s", note)
 	}
-	f, err := flow.Feedback(r, p.ID()[:10])
-	if err != nil || f.Decision != flow.DecisionInPart || f.Part != part.ID() || len(f.Comments) != 2 {
-		t.Fatalf("flow.Feedback: %+v %v", f, err)
+	lp, err := flow.Load(r, p.ID()[:10])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := flow.FeedbackOf(lp); f.Decision != flow.DecisionInPart || f.Part != part.ID() || len(f.Comments) != 2 {
+		t.Fatalf("flow.FeedbackOf: %+v", f)
 	}
 }
 

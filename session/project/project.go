@@ -66,15 +66,6 @@ func (e *Engine) Feedback() []session.Feedback {
 	return out
 }
 
-// Open opens the repository around dir.
-func Open(dir string) (*Engine, error) {
-	r, err := gitstage.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	return &Engine{Repo: r, MaxApplied: 5}, nil
-}
-
 // Scrub rewrites the host's known places in a text with the one scrubber
 // (package hostpath): the work tree becomes relative, home and the
 // temporary directories become <home> and <tmp>. Every text the engine
@@ -95,15 +86,15 @@ func (e *Engine) scrubber() hostpath.Scrubber {
 	return hostpath.New(r.Root, hostpath.Options{Also: []string{r.GitDir, r.CommonDir}})
 }
 
-// fail types an error from the rooms for the session: its class passes
-// through unchanged (one table, package refusal), its fix is worded in
-// the session's terms, and its text holds no host path.
+// fail types an error from the rooms for the session: its class and its
+// Fix pass through unchanged (one table, package refusal; the door words
+// the fix), and its text holds no host path.
 func (e *Engine) fail(err error) error {
 	if err == nil {
 		return nil
 	}
 	r := session.Refused(err)
-	return &session.Error{Class: r.Class, Text: e.Scrub(r.Text), Err: err}
+	return (&session.Error{Class: r.Class, Text: e.Scrub(r.Text), Err: err}).WithFix(r.Fix, e.Scrub(r.Subject))
 }
 
 // Propose stages text with the format detected, as nika propose does.

@@ -12,8 +12,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/session"
 )
+
+// openEngine opens the repository around dir, as the door does.
+func openEngine(dir string) (*Engine, error) {
+	r, err := gitstage.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{Repo: r, MaxApplied: 5}, nil
+}
 
 func git(t *testing.T, dir string, args ...string) {
 	t.Helper()
@@ -83,7 +93,7 @@ func (e *echo) Reason(_ context.Context, b session.Bundle) (string, error) {
 func TestTurnWritesNothing(t *testing.T) {
 	dir := repo(t)
 	before := tree(t, dir)
-	eng, err := Open(dir)
+	eng, err := openEngine(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +126,7 @@ func TestTurnWritesNothing(t *testing.T) {
 
 func TestSnapshotAndNamedFiles(t *testing.T) {
 	dir := repo(t)
-	eng, err := Open(dir)
+	eng, err := openEngine(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +164,7 @@ func TestSnapshotTruncates(t *testing.T) {
 	}
 	git(t, dir, "add", ".")
 	git(t, dir, "commit", "-q", "-m", "many")
-	eng, _ := Open(dir)
+	eng, _ := openEngine(dir)
 	s, err := eng.Snapshot()
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +182,7 @@ func TestSnapshotTruncates(t *testing.T) {
 // never followed.
 func TestLastRunReadsTheLatestTrace(t *testing.T) {
 	dir := repo(t)
-	e, err := Open(dir)
+	e, err := openEngine(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
