@@ -9,7 +9,10 @@
 //	benchdrive change REPO N K SEQ OUT write a change set of K files: OUT.reply (nika's
 //	                                   fenced reply), OUT.patch (git apply's patch),
 //	                                   OUT.paths (one path a line)
-//	benchdrive apply REPO ID           apply a pending proposal (consent by the harness)
+//	benchdrive apply REPO ID [witnessed] apply a pending proposal (consent by the harness):
+//	                                   flow.Load then flow.Apply, or with witnessed the
+//	                                   proposal loaded without its bytes (gitstage.LoadWitnessed),
+//	                                   which the transaction reads back one file at a time
 //	benchdrive propose REPO FILE       propose FILE (a fenced reply) as nika propose --json does
 //	                                   (flow.Propose, then the JSON preview), print the id
 //	benchdrive propose-apply REPO FILE propose FILE (a fenced reply) and apply it, in one process
@@ -26,12 +29,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/nika-dev/nika/checker"
 	"github.com/nika-dev/nika/consent"
@@ -108,17 +114,23 @@ func run(args []string) error {
 		}
 		return os.WriteFile(args[5]+".paths", []byte(strings.Join(cs.Paths, "\n")+"\n"), 0o644)
 	case "apply":
-		if len(args) != 3 {
-			return fmt.Errorf("usage: benchdrive apply REPO ID")
+		if len(args) != 3 && !(len(args) == 4 && args[3] == "witnessed") {
+			return fmt.Errorf("usage: benchdrive apply REPO ID [witnessed]")
 		}
 		r, err := gitstage.Open(args[1])
 		if err != nil {
 			return err
 		}
-		p, err := flow.Load(flow.FromGit(r), args[2])
+		var p *flow.Proposed
+		if len(args) == 4 {
+			p, err = loadWitnessed(r, args[2])
+		} else {
+			p, err = flow.Load(flow.FromGit(r), args[2])
+		}
 		if err != nil {
 			return err
 		}
+		heapProfile("loaded")
 		_, err = flow.Apply(flow.FromGit(r), p, consent.Options{Sync: syncWanted(r)})
 		return err
 	case "time":
@@ -215,6 +227,41 @@ func run(args []string) error {
 		return err
 	}
 	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// heapProfile writes the live heap to $BENCH_HEAPPROFILE.at (after a
+// collection) when BENCH_HEAPPROFILE is set: what a process holds at that
+// point.
+func heapProfile(at string) {
+	p := os.Getenv("BENCH_HEAPPROFILE")
+	if p == "" {
+		return
+	}
+	runtime.GC()
+	if f, err := os.Create(p + "." + at); err == nil {
+		pprof.Lookup("heap").WriteTo(f, 0)
+		f.Close()
+	}
+}
+
+// loadWitnessed is flow.Load's path for a proposal of this repository's
+// registry (the record, the commit re-derived, the ids compared) through
+// gitstage.LoadWitnessed: the proposal the transaction needs, without the
+// bytes a preview needs.
+func loadWitnessed(r *gitstage.Repo, id string) (*flow.Proposed, error) {
+	rec, err := r.Find(id)
+	if err != nil {
+		return nil, err
+	}
+	l, err := r.LoadWitnessed(plumbing.NewHash(rec.Commit), preview.ID)
+	if err != nil {
+		return nil, err
+	}
+	if l.Proposal.ID != rec.ID || l.ClaimedID != rec.ID {
+		return nil, fmt.Errorf("the proposal %s no longer matches its commit %s", rec.ID, rec.Commit)
+	}
+	l.Proposal.Set.Branch, l.Proposal.Set.Root = rec.Branch, r.Root
+	return &flow.Proposed{Proposal: l.Proposal, Record: rec}, nil
 }
 
 // syncWanted reads git's fsync settings as nika apply does.
