@@ -9,6 +9,10 @@
 //	benchdrive change REPO N K SEQ OUT write a change set of K files: OUT.reply (nika's
 //	                                   fenced reply), OUT.patch (git apply's patch),
 //	                                   OUT.paths (one path a line)
+//	benchdrive edit REPO N K SEQ OUT   write a change set of K files that each replace their
+//	                                   last line (OUT.reply), for a rebase
+//	benchdrive move-head REPO N K SEQ  rewrite the first line of every other target of edit and
+//	                                   commit them with git: the HEAD a rebase brings a proposal onto
 //	benchdrive apply REPO ID [witnessed] apply a pending proposal (consent by the harness):
 //	                                   flow.Load then flow.Apply, or with witnessed the
 //	                                   proposal loaded without its bytes (gitstage.LoadWitnessed),
@@ -113,6 +117,26 @@ func run(args []string) error {
 			return err
 		}
 		return os.WriteFile(args[5]+".paths", []byte(strings.Join(cs.Paths, "\n")+"\n"), 0o644)
+	case "edit":
+		if len(args) != 6 {
+			return fmt.Errorf("usage: benchdrive edit REPO N K SEQ OUT")
+		}
+		cs, err := synth.EditChange(args[1], atoi(args[2]), atoi(args[3]), atoi(args[4]))
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(args[5]+".reply", cs.Reply, 0o644)
+	case "move-head":
+		if len(args) != 5 {
+			return fmt.Errorf("usage: benchdrive move-head REPO N K SEQ")
+		}
+		paths, err := synth.HeadEdit(args[1], atoi(args[2]), atoi(args[3]), atoi(args[4]))
+		if err != nil {
+			return err
+		}
+		cmd := exec.Command("git", append([]string{"commit", "-q", "-m", "HEAD moves " + args[4], "--"}, paths...)...)
+		cmd.Dir, cmd.Stdout, cmd.Stderr = args[1], os.Stderr, os.Stderr
+		return cmd.Run()
 	case "apply":
 		if len(args) != 3 && !(len(args) == 4 && args[3] == "witnessed") {
 			return fmt.Errorf("usage: benchdrive apply REPO ID [witnessed]")
@@ -198,10 +222,12 @@ func run(args []string) error {
 		if p.Empty() {
 			return fmt.Errorf("nothing to propose: the files already hold these bytes")
 		}
+		heapProfile("proposed")
 		var b bytes.Buffer
 		if err := preview.JSON(&b, flow.PreviewInput(p)); err != nil {
 			return err
 		}
+		heapProfile("rendered")
 		fmt.Println(p.Proposal.ID)
 		return nil
 	case "propose-apply":
