@@ -66,6 +66,8 @@ type checker struct {
 	// src is the bytes the parser read; lineStarts indexes its lines.
 	src        []byte
 	lineStarts []int
+	// cels holds the expressions parsed so far (parseCEL).
+	cels map[string]celParsed
 }
 
 func (c *checker) run(depth int) Report {

@@ -50,7 +50,7 @@ func (c *checker) exprsIn(t *task, n *yaml.Node, s surface, w *workflow) []ref {
 	var out []ref
 	for _, is := range isl {
 		at := c.islandPos(n, is.start)
-		e, err := parseCEL(is.expr)
+		e, err := c.parseCEL(is.expr)
 		if err != nil {
 			if strings.TrimSpace(is.expr) == "" {
 				c.add("NIKA-VAR-005", at, "put an expression inside ${{ }}", "an empty ${{ }}")

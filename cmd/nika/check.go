@@ -5,8 +5,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -144,16 +147,21 @@ func (d *door) check(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var reports []checker.Report
+	// A check is a short process that allocates a few times the bytes it
+	// reads and keeps only the reports: the collector would spend a tenth
+	// of its time on garbage that the exit frees anyway.
+	defer debug.SetGCPercent(debug.SetGCPercent(checkGCPercent))
+	pool := newCheckPool(len(targets))
+	defer pool.wait()
 	var draft changeset.Draft
 	draft.Format = "fix"
 	var repairs []string
-	for _, t := range targets {
+	for i, t := range targets {
 		b, err := flow.ReadDisk(t.root, t.path)
 		if err != nil {
 			return err
 		}
-		reports = append(reports, checker.CheckFS(flow.DiskFS(t.root), t.path, b))
+		pool.check(i, t, b)
 		if c.Bool("fix") {
 			fixed, steps, _ := checker.Repair(t.path, b)
 			if len(steps) > 0 && string(fixed) != string(b) {
@@ -168,6 +176,7 @@ func (d *door) check(c *cli.Context) error {
 			}
 		}
 	}
+	reports := pool.wait()
 	clean := true
 	for _, rep := range reports {
 		clean = clean && rep.Clean()
@@ -220,4 +229,46 @@ func (d *door) check(c *cli.Context) error {
 		fmt.Fprintln(d.stdout, "the fix ladder found nothing to repair")
 	}
 	return nil
+}
+
+// checkGCPercent is the collector's target while nika check runs (see
+// check).
+const checkGCPercent = 400
+
+// checkPool checks files on as many goroutines as the process has cores
+// (at most maxCheckWorkers), while the caller reads the next file: each
+// file's audit is independent of the others (a checker per file, the
+// checker's tables read-only), and the reports keep the order of the
+// targets.
+type checkPool struct {
+	reports []checker.Report
+	sem     chan struct{}
+	wg      sync.WaitGroup
+}
+
+const maxCheckWorkers = 4
+
+func newCheckPool(n int) *checkPool {
+	w := min(runtime.GOMAXPROCS(0), maxCheckWorkers)
+	return &checkPool{reports: make([]checker.Report, n), sem: make(chan struct{}, max(w, 1))}
+}
+
+// check audits target i's bytes b on a goroutine of the pool.
+func (p *checkPool) check(i int, t checkTarget, b []byte) {
+	p.sem <- struct{}{}
+	p.wg.Add(1)
+	go func() {
+		defer func() { <-p.sem; p.wg.Done() }()
+		p.reports[i] = checker.CheckFS(flow.DiskFS(t.root), t.path, b)
+	}()
+}
+
+// wait waits for every audit the pool started and returns the reports, in
+// the order of the targets; nil when there were none.
+func (p *checkPool) wait() []checker.Report {
+	p.wg.Wait()
+	if len(p.reports) == 0 {
+		return nil
+	}
+	return p.reports
 }
