@@ -239,33 +239,49 @@ const checkGCPercent = 400
 // (at most maxCheckWorkers), while the caller reads the next file: each
 // file's audit is independent of the others (a checker per file, the
 // checker's tables read-only), and the reports keep the order of the
-// targets.
+// targets. The workers live for the whole check, so that each grows its
+// stack (the YAML parser's recursion) once, not once per file.
 type checkPool struct {
 	reports []checker.Report
-	sem     chan struct{}
+	jobs    chan checkJob
 	wg      sync.WaitGroup
+	closed  bool
+}
+
+type checkJob struct {
+	i int
+	t checkTarget
+	b []byte
 }
 
 const maxCheckWorkers = 4
 
 func newCheckPool(n int) *checkPool {
-	w := min(runtime.GOMAXPROCS(0), maxCheckWorkers)
-	return &checkPool{reports: make([]checker.Report, n), sem: make(chan struct{}, max(w, 1))}
+	p := &checkPool{reports: make([]checker.Report, n), jobs: make(chan checkJob, n)}
+	for w := min(runtime.GOMAXPROCS(0), maxCheckWorkers, n); w > 0; w-- {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			for j := range p.jobs {
+				p.reports[j.i] = checker.CheckFS(flow.DiskFS(j.t.root), j.t.path, j.b)
+			}
+		}()
+	}
+	return p
 }
 
-// check audits target i's bytes b on a goroutine of the pool.
+// check queues target i's bytes b for an audit on the pool.
 func (p *checkPool) check(i int, t checkTarget, b []byte) {
-	p.sem <- struct{}{}
-	p.wg.Add(1)
-	go func() {
-		defer func() { <-p.sem; p.wg.Done() }()
-		p.reports[i] = checker.CheckFS(flow.DiskFS(t.root), t.path, b)
-	}()
+	p.jobs <- checkJob{i, t, b}
 }
 
-// wait waits for every audit the pool started and returns the reports, in
-// the order of the targets; nil when there were none.
+// wait waits for every audit queued and returns the reports, in the order
+// of the targets; nil when there were none. No check may follow it.
 func (p *checkPool) wait() []checker.Report {
+	if !p.closed {
+		close(p.jobs)
+		p.closed = true
+	}
 	p.wg.Wait()
 	if len(p.reports) == 0 {
 		return nil
