@@ -25,8 +25,8 @@
 // git reads the index before it locks it, and a git commit racing the
 // other order can write back an index that lacks the apply.
 //
-// Memory follows the largest file, not the set: the transaction holds the
-// bytes of one file at a time. It writes the bytes a side holds, or, for a
+// Beyond the proposal it is handed, the transaction holds the bytes of one
+// file at a time. It writes the bytes a side holds, or, for a
 // proposal loaded without them (gitstage.LoadWitnessed), the side's blob
 // read back from the object database and checked against its witness
 // (law 1: the bytes come out of the proposal tree); a rollback or a
