@@ -151,9 +151,12 @@ func begin(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	if opt.Wrap != nil {
 		wt = opt.Wrap(wt)
 	}
-	idx := map[string]int{}
-	for i, o := range tx.ops {
-		idx[string(o.path)] = i
+	var idx map[string]int // the crash points' op numbers, in builds that have them
+	if failpointsOn {
+		idx = make(map[string]int, len(tx.ops))
+		for i, o := range tx.ops {
+			idx[string(o.path)] = i
+		}
 	}
 	tx.wt = crashPoints(wt, idx)
 	return tx, nil

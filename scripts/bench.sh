@@ -25,7 +25,8 @@
 #            nika propose that made it;
 #   memory   peak RSS of propose and of apply of a 10,000-file change set
 #            at 100,000 files (apply: over the proposal as flow.Load loads
-#            it, and loaded witnessed, without its bytes);
+#            it, and loaded witnessed, without its bytes), with the largest
+#            anonymous (heap) and file-backed (binary, index, packs) parts;
 #   strace   system calls of a one-file propose + apply at 100,000 files;
 #   fsync    propose + apply of 10 files with and without core.fsync;
 #   verify   nika verify over 1,000 applied proposals.
@@ -237,12 +238,14 @@ if want memory && [ "$big" -ge 100000 ]; then
 		for how in load witnessed; do
 			seq=$((seq + 1))
 			"$DRIVE" change "$repo" "$n" 10000 "$seq" "$OUT/c"
-			read -r pw pc pm < <(cd "$repo" && timed "$NIKA" propose --json --format reply --allow '**' -m "memory $seq" "$OUT/c.reply")
+			read -r pw pc pm < <(cd "$repo" && BENCH_RSS_SPLIT=$OUT/ps timed "$NIKA" propose --json --format reply --allow '**' -m "memory $seq" "$OUT/c.reply")
+			read -r pa pf <"$OUT/ps"
 			id=$(jq -r .id "$OUT/stdout")
 			w=; [ $how = witnessed ] && w=witnessed
-			read -r aw ac am < <(timed "$DRIVE" apply "$repo" "$id" $w)
-			printf "propose: %7.0f ms, cpu %7.0f ms, peak rss %4d MB | apply (%-9s): %7.0f ms, cpu %7.0f ms, peak rss %4d MB\n" \
-				"$pw" "$pc" $((pm / 1024)) "$how" "$aw" "$ac" $((am / 1024))
+			read -r aw ac am < <(BENCH_RSS_SPLIT=$OUT/as timed "$DRIVE" apply "$repo" "$id" $w)
+			read -r aa af <"$OUT/as"
+			printf "propose: %5.0f ms, cpu %5.0f ms, peak rss %4d MB (anon %3d, files %3d) | apply (%-9s): %5.0f ms, cpu %5.0f ms, peak rss %4d MB (anon %3d, files %3d)\n" \
+				"$pw" "$pc" $((pm / 1024)) $((pa / 1024)) $((pf / 1024)) "$how" "$aw" "$ac" $((am / 1024)) $((aa / 1024)) $((af / 1024))
 		done
 	done
 	seq=$((seq + 1))

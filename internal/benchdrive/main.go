@@ -24,7 +24,9 @@
 //	                                   what nika check spends inside the checker), on
 //	                                   $BENCH_WORKERS goroutines (1)
 //	benchdrive time CMD ARGS...        run CMD (stdout to $BENCH_STDOUT or /dev/null), print
-//	                                   "wall_ms cpu_ms peak_rss_kb" (getrusage, µs resolution)
+//	                                   "wall_ms cpu_ms peak_rss_kb" (getrusage, µs resolution);
+//	                                   with $BENCH_RSS_SPLIT, write there "anon_kb file_kb": the
+//	                                   largest RssAnon and RssFile seen (/proc, every 2 ms)
 package main
 
 import (
@@ -155,7 +157,18 @@ func run(args []string) error {
 			return err
 		}
 		heapProfile("loaded")
-		_, err = flow.Apply(flow.FromGit(r), p, consent.Options{Sync: syncWanted(r)})
+		opt := consent.Options{Sync: syncWanted(r)}
+		if os.Getenv("BENCH_HEAPPROFILE") != "" {
+			// the live heap at the ends of the transaction's phases
+			opt.Fault = func(step string, i int) error {
+				switch step {
+				case "journaled", "written", "index", "index-written":
+					heapProfile(step)
+				}
+				return nil
+			}
+		}
+		_, err = flow.Apply(flow.FromGit(r), p, opt)
 		return err
 	case "time":
 		return timeCmd(args[1:])
@@ -314,7 +327,19 @@ func timeCmd(argv []string) error {
 		cmd.Stdout = f
 	}
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%s: %w", argv[0], err)
+	}
+	var split chan [2]int
+	if p := os.Getenv("BENCH_RSS_SPLIT"); p != "" {
+		split = make(chan [2]int, 1)
+		go func() { split <- pollRSS(cmd.Process.Pid) }()
+		defer func() {
+			m := <-split
+			os.WriteFile(p, []byte(fmt.Sprintf("%d %d\n", m[0], m[1])), 0o644)
+		}()
+	}
+	if err := cmd.Wait(); err != nil {
 		return fmt.Errorf("%s: %w", argv[0], err)
 	}
 	wall := time.Since(start)
@@ -322,4 +347,26 @@ func timeCmd(argv []string) error {
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	fmt.Printf("%.2f %.2f %d\n", float64(wall.Microseconds())/1000, float64(cpu.Microseconds())/1000, ru.Maxrss)
 	return nil
+}
+
+// pollRSS samples /proc/PID/status every 2 ms until the process is gone
+// and returns the largest RssAnon and RssFile it saw, in KiB: which part
+// of a peak is the heap and which is mapped files (the index, packs, the
+// binary). A sample can miss a peak shorter than the interval.
+func pollRSS(pid int) [2]int {
+	var m [2]int
+	for {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil || bytes.Contains(b, []byte("State:\tZ")) {
+			return m
+		}
+		for i, key := range []string{"RssAnon:", "RssFile:"} {
+			if j := bytes.Index(b, []byte(key)); j >= 0 {
+				var kb int
+				fmt.Sscan(string(b[j+len(key):]), &kb)
+				m[i] = max(m[i], kb)
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
