@@ -50,7 +50,7 @@ func (w *workflow) resolveStr(t *task, s string, hop int) resolved {
 		b.WriteString(unescape(s[last:is.start]))
 		end := strings.Index(s[is.start:], "}}")
 		last = is.start + end + 2
-		e, err := parseCEL(is.expr)
+		e, err := w.c.parseCEL(is.expr)
 		if err != nil {
 			r.ok = false
 			continue

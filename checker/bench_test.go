@@ -2,6 +2,9 @@ package checker
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -48,5 +51,42 @@ func TestLargeWorkflowIsJudged(t *testing.T) {
 	// each is reported once.
 	if n != 200 {
 		t.Fatalf("SEC-015 findings: %d, want 200", n)
+	}
+}
+
+// BenchmarkCheckSpec audits every example and template of the spec (what
+// nika check examples templates judges), with the disk beside each file,
+// one pass per iteration: the checker's share of that whole process.
+func BenchmarkCheckSpec(b *testing.B) {
+	root := specDir(b)
+	type file struct {
+		dir, name string
+		data      []byte
+	}
+	var files []file
+	n := 0
+	for _, sub := range []string{"examples", "templates"} {
+		filepath.WalkDir(filepath.Join(root, sub), func(p string, e fs.DirEntry, err error) error {
+			if err != nil || !e.Type().IsRegular() || kindFromPath(p) == "" {
+				return nil
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			files = append(files, file{filepath.Dir(p), filepath.Base(p), data})
+			n += len(data)
+			return nil
+		})
+	}
+	if len(files) == 0 {
+		b.Skip("no example or template in the spec")
+	}
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		for _, f := range files {
+			CheckFS(os.DirFS(f.dir), f.name, f.data)
+		}
 	}
 }

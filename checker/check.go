@@ -66,6 +66,8 @@ type checker struct {
 	// src is the bytes the parser read; lineStarts indexes its lines.
 	src        []byte
 	lineStarts []int
+	// cels holds the expressions parsed so far (parseCEL).
+	cels map[string]celParsed
 }
 
 func (c *checker) run(depth int) Report {
@@ -270,7 +272,12 @@ func (c *checker) parse() *yaml.Node {
 		c.tasksNode = mapGet(root, "tasks")
 	}
 	c.profile(root, 1, false)
-	derefAliases(root, map[*yaml.Node]bool{})
+	// An alias needs an anchor before it (the decoder refuses one that
+	// names none), and both need their sigil in the source: without an
+	// & and a *, there is no alias to replace.
+	if bytes.IndexByte(data, '&') >= 0 && bytes.IndexByte(data, '*') >= 0 {
+		derefAliases(root, map[*yaml.Node]bool{})
+	}
 	return root
 }
 

@@ -83,7 +83,7 @@ func (w *workflow) dag() {
 		walkStrings(t.recover, func(n *yaml.Node) {
 			isl, _ := islands(n.Value)
 			for _, is := range isl {
-				e, err := parseCEL(is.expr)
+				e, err := w.c.parseCEL(is.expr)
 				if err != nil {
 					continue
 				}

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -105,7 +106,7 @@ type tok struct {
 }
 
 func lexCEL(src string) ([]tok, error) {
-	var toks []tok
+	toks := make([]tok, 0, len(src)/4+2) // about one token per four bytes, and eof
 	i := 0
 	for i < len(src) {
 		ch := src[i]
@@ -130,11 +131,16 @@ func lexCEL(src string) ([]tok, error) {
 					j++
 				}
 			}
-			var f float64
-			fmt.Sscan(src[i:j], &f)
+			f, _ := strconv.ParseFloat(src[i:j], 64) // digits, and a fraction: always a number
 			toks = append(toks, tok{kind: "num", text: src[i:j], val: f})
 			i = j
 		case ch == '\'' || ch == '"':
+			// Without a backslash, the value is the text between the quotes.
+			if k := strings.IndexByte(src[i+1:], ch); k >= 0 && strings.IndexByte(src[i+1:i+1+k], '\\') < 0 {
+				toks = append(toks, tok{kind: "str", text: src[i : i+k+2], val: src[i+1 : i+1+k]})
+				i += k + 2
+				continue
+			}
 			j := i + 1
 			var b strings.Builder
 			closed := false
@@ -216,6 +222,27 @@ func (p *celParser) expect(text string) error {
 }
 
 // parseCEL parses one expression of the cel-subset/0.1 grammar.
+// celParsed is one expression's parse, kept for the rest of an audit.
+type celParsed struct {
+	e   *cel
+	err error
+}
+
+// parseCEL is parseCEL(src) once per audit: the laws walk the same
+// strings several times (references, authority, secret flow, drift), and
+// a parsed tree is never modified after the parse.
+func (c *checker) parseCEL(src string) (*cel, error) {
+	if r, ok := c.cels[src]; ok {
+		return r.e, r.err
+	}
+	e, err := parseCEL(src)
+	if c.cels == nil {
+		c.cels = map[string]celParsed{}
+	}
+	c.cels[src] = celParsed{e, err}
+	return e, err
+}
+
 func parseCEL(src string) (*cel, error) {
 	toks, err := lexCEL(src)
 	if err != nil {

@@ -344,7 +344,7 @@ func (w *workflow) closes(x, g *task) bool {
 		if len(isl) != 1 || !isl[0].whole {
 			return nil, false
 		}
-		e, err := parseCEL(isl[0].expr)
+		e, err := w.c.parseCEL(isl[0].expr)
 		if err != nil {
 			return nil, false
 		}
@@ -424,7 +424,7 @@ func (w *workflow) secretFlow() {
 		walkStrings(v, func(n *yaml.Node) {
 			isl, _ := islands(n.Value)
 			for _, is := range isl {
-				e, err := parseCEL(is.expr)
+				e, err := w.c.parseCEL(is.expr)
 				if err != nil {
 					continue
 				}
@@ -618,7 +618,7 @@ func (w *workflow) statusLiterals() {
 			if len(isl) != 1 || !isl[0].whole {
 				return false
 			}
-			inner, err := parseCEL(isl[0].expr)
+			inner, err := w.c.parseCEL(isl[0].expr)
 			if err != nil {
 				return false
 			}
@@ -703,7 +703,7 @@ func (w *workflow) drift() {
 	walkStrings(w.root, func(n *yaml.Node) {
 		isl, _ := islands(n.Value)
 		for _, is := range isl {
-			if e, err := parseCEL(is.expr); err == nil {
+			if e, err := w.c.parseCEL(is.expr); err == nil {
 				for _, r := range refs(e) {
 					note(r)
 				}

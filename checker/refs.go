@@ -50,7 +50,7 @@ func (c *checker) exprsIn(t *task, n *yaml.Node, s surface, w *workflow) []ref {
 	var out []ref
 	for _, is := range isl {
 		at := c.islandPos(n, is.start)
-		e, err := parseCEL(is.expr)
+		e, err := c.parseCEL(is.expr)
 		if err != nil {
 			if strings.TrimSpace(is.expr) == "" {
 				c.add("NIKA-VAR-005", at, "put an expression inside ${{ }}", "an empty ${{ }}")
@@ -100,23 +100,32 @@ func (w *workflow) resolve(t *task, n *yaml.Node, s surface, r ref) bool {
 	}
 	switch r.root {
 	case "inputs", "const", "secrets":
-		var decl map[string]bool
-		switch r.root {
-		case "inputs":
-			decl = keysOf(w.inputs)
-		case "const":
-			decl = keysOf(w.consts)
-		default:
-			decl = map[string]bool{}
-			for k := range w.secrets {
-				decl[k] = true
-			}
-		}
 		if first == "" {
 			c.add("NIKA-VAR-001", n, "read one entry, e.g. "+r.root+".<name>", "bare %s is not a value", r.root)
 			return false
 		}
-		if !decl[first] && !r.inHas {
+		var declared bool
+		switch r.root {
+		case "inputs":
+			_, declared = w.inputs[first]
+		case "const":
+			_, declared = w.consts[first]
+		default:
+			_, declared = w.secrets[first]
+		}
+		if !declared && !r.inHas {
+			var decl map[string]bool // the names, for the suggestion
+			switch r.root {
+			case "inputs":
+				decl = keysOf(w.inputs)
+			case "const":
+				decl = keysOf(w.consts)
+			default:
+				decl = map[string]bool{}
+				for k := range w.secrets {
+					decl[k] = true
+				}
+			}
 			c.add("NIKA-VAR-001", n, "declare it under "+r.root+":"+didYouMean(first, sortedKeys(decl)), "%s.%s is not declared", r.root, first)
 			return false
 		}

@@ -865,7 +865,7 @@ func (w *workflow) boundaryShapes(t *task) {
 				c.add("NIKA-VAR-005", wh, "write a boolean expression: when: ${{ with.x == 'y' }}, or the literal true/false", "when: must be one ${{ }} boolean expression or a YAML boolean")
 				break
 			}
-			e, err := parseCEL(isl[0].expr)
+			e, err := w.c.parseCEL(isl[0].expr)
 			if err != nil {
 				break // reported by the reference pass
 			}

@@ -151,9 +151,12 @@ func begin(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 	if opt.Wrap != nil {
 		wt = opt.Wrap(wt)
 	}
-	idx := map[string]int{}
-	for i, o := range tx.ops {
-		idx[string(o.path)] = i
+	var idx map[string]int // the crash points' op numbers, in builds that have them
+	if failpointsOn {
+		idx = make(map[string]int, len(tx.ops))
+		for i, o := range tx.ops {
+			idx[string(o.path)] = i
+		}
 	}
 	tx.wt = crashPoints(wt, idx)
 	return tx, nil
@@ -265,7 +268,6 @@ func (t *txn) journal() error {
 	seen := map[string]bool{}
 	for i := range t.ops {
 		o := &t.ops[i]
-		j.Ops = append(j.Ops, jop{Path: string(o.path), Before: sideOf(o.before), After: sideOf(o.after), Temp: o.tmp})
 		if o.after == nil {
 			continue
 		}
@@ -281,7 +283,7 @@ func (t *txn) journal() error {
 		}
 	}
 	sort.Strings(j.Dirs)
-	jf, err := openJournal(t.r, j)
+	jf, err := openJournal(t.r, j, t.ops)
 	if err != nil {
 		return err
 	}
@@ -579,7 +581,11 @@ func (t *txn) do(o *op) error {
 	}
 	p := string(o.path)
 	q := changeset.Quote(p)
-	tmp, created, err := t.wt.WriteTemp(p, baseOf(o.tmp), o.after.Bytes, perm(o.after.Mode), t.opt.Sync)
+	data, err := t.r.SideBytes(o.after)
+	if err != nil {
+		return err
+	}
+	tmp, created, err := t.wt.WriteTemp(p, baseOf(o.tmp), data, perm(o.after.Mode), t.opt.Sync)
 	o.created = created
 	if err != nil {
 		return ioErr("write "+q, err)
@@ -687,7 +693,11 @@ func (t *txn) remove(o *op) error {
 		} else if why != "" {
 			return stale(p, why, t.p.ID)
 		}
-		if _, _, err := t.wt.WriteTemp(o.tmp, baseOf(o.tmp), o.before.Bytes, perm(o.before.Mode), t.opt.Sync); err != nil {
+		data, err := t.r.SideBytes(o.before)
+		if err != nil {
+			return err
+		}
+		if _, _, err := t.wt.WriteTemp(o.tmp, baseOf(o.tmp), data, perm(o.before.Mode), t.opt.Sync); err != nil {
 			return ioErr("back up "+q, err)
 		}
 		o.made = true
@@ -778,7 +788,11 @@ func (t *txn) rollback(cause error) error {
 				}
 				o.done = false
 			default:
-				tmp, _, err := t.wt.WriteTemp(p, "", o.before.Bytes, perm(o.before.Mode), t.opt.Sync)
+				data, err := t.r.SideBytes(o.before)
+				tmp := ""
+				if err == nil {
+					tmp, _, err = t.wt.WriteTemp(p, "", data, perm(o.before.Mode), t.opt.Sync)
+				}
 				if err == nil {
 					if err = t.wt.Rename(tmp, p); err != nil {
 						t.wt.Remove(tmp)
@@ -812,7 +826,9 @@ func (t *txn) rollback(cause error) error {
 		}
 	}
 	if t.indexed {
-		if err := settleIndex(t.r, t.wt, *t.j, false); err != nil {
+		j := *t.j
+		j.Ops = journalOps(t.ops)
+		if err := settleIndex(t.r, t.wt, j, false); err != nil {
 			failed = append(failed, "the index ("+err.Error()+")")
 		} else {
 			t.indexed = false

@@ -15,15 +15,22 @@
 // The transaction keeps DESIGN.md's laws 1–6. It runs as named phases:
 // lock (index.lock, then HEAD.lock and the branch's lock, in git commit's
 // order), verify (Check's code), journal (everything a later process needs
-// to finish or undo it, before the first write), write (each file through
-// a temp file and an atomic swap in its own directory; a removal moved
-// aside beside the file), index (only the touched entries, into
+// to finish or undo it, before the first write, streamed one op at a
+// time), write (each file through a temp file and an atomic swap in its
+// own directory; a removal moved aside beside the file), index (only the touched entries, into
 // index.lock, renamed over the index), ref (the branch moves by
 // compare-and-swap to the commit it is handed, with a reflog entry) and
 // finish (the record, the old bytes and backups, the journal). git commit
 // moves the branch before the index; nika renames the index first, because
 // git reads the index before it locks it, and a git commit racing the
 // other order can write back an index that lacks the apply.
+//
+// Beyond the proposal it is handed, the transaction holds the bytes of one
+// file at a time. It writes the bytes a side holds, or, for a
+// proposal loaded without them (gitstage.LoadWitnessed), the side's blob
+// read back from the object database and checked against its witness
+// (law 1: the bytes come out of the proposal tree); a rollback or a
+// removal's copy across devices reads the before side the same way.
 //
 // The phases reach the working tree only through WorkTree, a small
 // interface of the file operations they need, which safefs implements

@@ -1,6 +1,7 @@
 package consent
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -89,16 +90,19 @@ func sideOf(s *changeset.Side) *jside {
 }
 
 // openJournal writes the journal and keeps it open under an exclusive
-// flock for the life of the apply.
-func openJournal(r *gitstage.Repo, j *journal) (*os.File, error) {
+// flock for the life of the apply. The header is j (its Ops are not
+// read); the ops are encoded one at a time from ops into a buffered
+// writer, so that the journal of a large set costs its bytes on disk and
+// no more than one op's encoding in memory. The file is the same JSON
+// object that recovery decodes.
+func openJournal(r *gitstage.Repo, j *journal, ops []op) (*os.File, error) {
 	dir := journalDir(r)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, ioErr("create the journal directory", err)
 	}
-	b, _ := json.MarshalIndent(j, "", "  ")
 	path := filepath.Join(dir, j.ID+".json")
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	if err := writeJournal(tmp, j, ops); err != nil {
 		os.Remove(tmp)
 		return nil, ioErr("write the journal", err)
 	}
@@ -117,6 +121,73 @@ func openJournal(r *gitstage.Repo, j *journal) (*os.File, error) {
 		return nil, ioErr("write the journal", err)
 	}
 	return f, nil
+}
+
+// journalHead is the journal's fields before its ops, in their order.
+type journalHead struct {
+	Version int         `json:"version"`
+	ID      string      `json:"id"`
+	Commit  string      `json:"commit"`
+	Base    string      `json:"base"`
+	Branch  string      `json:"branch"`
+	Goal    string      `json:"goal"`
+	Locks   []lockStamp `json:"locks"`
+}
+
+// writeJournal streams the journal of j's header and ops into a new file
+// at path.
+func writeJournal(path string, j *journal, ops []op) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 64<<10)
+	head, err := json.Marshal(journalHead{Version: j.Version, ID: j.ID, Commit: j.Commit, Base: j.Base, Branch: j.Branch, Goal: j.Goal, Locks: j.Locks})
+	if err != nil {
+		f.Close()
+		return err
+	}
+	w.Write(head[:len(head)-1]) // the object stays open for the ops
+	w.WriteString(`,"ops":[`)
+	enc := json.NewEncoder(w) // each op, then a newline
+	for i := range ops {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		if err := enc.Encode(jopOf(&ops[i])); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	w.WriteByte(']')
+	if len(j.Dirs) > 0 {
+		w.WriteString(`,"dirs":`)
+		if err := enc.Encode(j.Dirs); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	w.WriteString("}\n")
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// jopOf is op o as the journal records it.
+func jopOf(o *op) jop {
+	return jop{Path: string(o.path), Before: sideOf(o.before), After: sideOf(o.after), Temp: o.tmp}
+}
+
+// journalOps is the journal's ops of a transaction, for a rollback that
+// settles the index from them.
+func journalOps(ops []op) []jop {
+	out := make([]jop, len(ops))
+	for i := range ops {
+		out[i] = jopOf(&ops[i])
+	}
+	return out
 }
 
 // closeJournal removes the journal of a finished (or rolled back) apply.

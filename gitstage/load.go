@@ -50,6 +50,51 @@ func SplitMessage(msg string) (goal string, trailers [][2]string, ok bool) {
 // its message, the changes from the diff of its tree against its parent's
 // (decoding only differing subtrees), and the id from the manifest.
 func (r *Repo) Load(commit plumbing.Hash, id IDFunc) (*Loaded, error) {
+	return r.load(commit, id, false)
+}
+
+// LoadWitnessed is Load without the bytes: each side keeps its blob id,
+// mode and witness (computed from the blob as Load does, so the id is
+// re-derived the same way), and its Bytes are dropped as soon as they are
+// hashed. What it returns is for the apply transaction alone, which reads
+// each side's bytes back from the object database when it needs them
+// (SideBytes), one file at a time: a large set then never holds every
+// file's before and after bytes at once. Nothing that renders, audits or
+// re-stages a proposal may be handed one (see Elided).
+func (r *Repo) LoadWitnessed(commit plumbing.Hash, id IDFunc) (*Loaded, error) {
+	return r.load(commit, id, true)
+}
+
+// Elided reports whether a side's bytes were left out (LoadWitnessed): it
+// has none, and its blob is not the empty blob. A side that Load, a
+// resolve or a stage built always holds its blob's bytes.
+func Elided(s *changeset.Side) bool {
+	return s != nil && len(s.Bytes) == 0 && s.Blob != emptyBlob
+}
+
+// emptyBlob is the id of the blob with no bytes.
+var emptyBlob = BlobHash(nil).String()
+
+// SideBytes returns a side's bytes: those it holds, or for an elided one
+// its blob, read from the object database and checked against the
+// side's witness, so that what the caller writes is the proposal tree's
+// blob and nothing else.
+func (r *Repo) SideBytes(s *changeset.Side) ([]byte, error) {
+	if !Elided(s) {
+		return s.Bytes, nil
+	}
+	b, err := r.ReadBlob(plumbing.NewHash(s.Blob))
+	if err != nil {
+		return nil, err
+	}
+	if changeset.WitnessOf(b) != s.Witness {
+		return nil, refusal.New(refusal.Internal, "run git fsck, then rebuild the preview",
+			"the blob %s does not hold the bytes its witness names", s.Blob)
+	}
+	return b, nil
+}
+
+func (r *Repo) load(commit plumbing.Hash, id IDFunc, elide bool) (*Loaded, error) {
 	c, err := r.Commit(commit)
 	if err != nil {
 		return nil, err
@@ -114,10 +159,10 @@ func (r *Repo) Load(commit plumbing.Hash, id IDFunc) (*Loaded, error) {
 			if src, ok := removed[from]; ok {
 				used[from] = true
 				ch.Kind, ch.From = changeset.Move, changeset.Path(from)
-				if ch.Before, err = r.side(src.before); err != nil {
+				if ch.Before, err = r.side(src.before, elide); err != nil {
 					return nil, err
 				}
-				if ch.After, err = r.side(d.after); err != nil {
+				if ch.After, err = r.side(d.after, elide); err != nil {
 					return nil, err
 				}
 				set.Changes = append(set.Changes, ch)
@@ -132,10 +177,10 @@ func (r *Repo) Load(commit plumbing.Hash, id IDFunc) (*Loaded, error) {
 		default:
 			ch.Kind = changeset.Update
 		}
-		if ch.Before, err = r.side(d.before); err != nil {
+		if ch.Before, err = r.side(d.before, elide); err != nil {
 			return nil, err
 		}
-		if ch.After, err = r.side(d.after); err != nil {
+		if ch.After, err = r.side(d.after, elide); err != nil {
 			return nil, err
 		}
 		set.Changes = append(set.Changes, ch)
@@ -170,7 +215,7 @@ type fileDiff struct {
 	before, after *object.TreeEntry
 }
 
-func (r *Repo) side(e *object.TreeEntry) (*changeset.Side, error) {
+func (r *Repo) side(e *object.TreeEntry, elide bool) (*changeset.Side, error) {
 	if e == nil {
 		return nil, nil
 	}
@@ -178,7 +223,11 @@ func (r *Repo) side(e *object.TreeEntry) (*changeset.Side, error) {
 	if err != nil {
 		return nil, err
 	}
-	return changeset.NewSide(b, modeOf(e.Mode), e.Hash.String()), nil
+	s := changeset.NewSide(b, modeOf(e.Mode), e.Hash.String())
+	if elide {
+		s.Bytes = nil
+	}
+	return s, nil
 }
 
 // diffTrees lists the files that differ between two trees, recursing only
@@ -224,7 +273,11 @@ func (r *Repo) diffTrees(prefix string, a, b *object.Tree, out *[]fileDiff) erro
 					return err
 				}
 			case filemode.Regular, filemode.Executable, filemode.Deprecated:
-				*x.f = x.e
+				// A copy of the entry's mode and hash, not a pointer into
+				// the decoded tree: the trees become garbage as soon as
+				// their level is compared, instead of living as long as
+				// the list of differences.
+				*x.f = &object.TreeEntry{Mode: x.e.Mode, Hash: x.e.Hash}
 			default:
 				return refusal.New(refusal.Unsupported, "", "%s is a symlink or submodule change, which no nika proposal makes", changeset.Quote(p))
 			}

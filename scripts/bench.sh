@@ -20,7 +20,13 @@
 #            files against the largest size, both configurations;
 #   check    nika check of every example and template of the Nika spec in
 #            one run vs git hash-object of the same files in one run;
-#   memory   peak RSS of a 10,000-file change set at 100,000 files;
+#   rebase   nika rebase of a 10-file proposal at 100,000 files (HEAD moved:
+#            half the files merge three ways, half are carried) vs the
+#            nika propose that made it;
+#   memory   peak RSS of propose and of apply of a 10,000-file change set
+#            at 100,000 files (apply: over the proposal as flow.Load loads
+#            it, and loaded witnessed, without its bytes), with the largest
+#            anonymous (heap) and file-backed (binary, index, packs) parts;
 #   strace   system calls of a one-file propose + apply at 100,000 files;
 #   fsync    propose + apply of 10 files with and without core.fsync;
 #   verify   nika verify over 1,000 applied proposals.
@@ -31,7 +37,7 @@ set -euo pipefail
 SIZES=${1:-"1000 10000 100000 300000"}
 CHANGES=${2:-"1 10 100 1000"}
 RUNS=${RUNS:-5}
-SECTIONS=${SECTIONS:-"table apply propose check memory strace fsync verify"}
+SECTIONS=${SECTIONS:-"table apply propose check rebase memory strace fsync verify"}
 CACHE=${NIKA_BENCH_CACHE:-/tmp/nika-bench}
 OUT=${OUT:-$(mktemp -d)}
 SPEC=${SPEC:-/work/shared/nika-spec}
@@ -195,18 +201,57 @@ if want check; then
 	echo "benchdrive check (the checker alone over the same bytes, one process): $(col 1 "$OUT/kc" | median) ms (cpu $(col 2 "$OUT/kc" | median))"
 fi
 
+if want rebase && [ "$big" -ge 100000 ]; then
+	n=100000
+	k=${REBASE_K:-10}
+	repo=$("$DRIVE" synth "$CACHE" "$n")
+	echo
+	echo "# nika rebase of a $k-file proposal at $n files (HEAD moved under half of them: merged; the rest carried) vs its nika propose"
+	: >"$OUT/rp"; : >"$OUT/rb"
+	for r in $(seq 1 "$RUNS"); do
+		seq=$((seq + 1))
+		"$DRIVE" edit "$repo" "$n" "$k" "$seq" "$OUT/e"
+		(cd "$repo" && timed "$NIKA" propose --json --format reply --allow '**' -m "rebase $seq" "$OUT/e.reply") >>"$OUT/rp"
+		id=$(jq -r .id "$OUT/stdout")
+		"$DRIVE" move-head "$repo" "$n" "$k" "$seq"
+		(cd "$repo" && timed "$NIKA" rebase --json "$id") >>"$OUT/rb"
+		jq -e '.type == "rebased" and (.merged | length) > 0' "$OUT/stdout" >/dev/null
+	done
+	pm=$(col 1 "$OUT/rp" | median); pc=$(col 2 "$OUT/rp" | median)
+	bm=$(col 1 "$OUT/rb" | median); bc=$(col 2 "$OUT/rb" | median)
+	echo "propose: $pm ms (cpu $pc); rebase: $bm ms (cpu $bc); ratio $(printf %.2f "$(ratio "$bm" "$pm")") (cpu $(printf %.2f "$(ratio "$bc" "$pc")"))"
+fi
+
 if want memory && [ "$big" -ge 100000 ]; then
 	n=100000
 	repo=$("$DRIVE" synth "$CACHE" "$n")
 	echo
-	echo "# peak memory of propose+apply of a 10,000-file change set at $n files (benchdrive propose-apply, one process)"
+	echo "# peak memory of propose and of apply of a 10,000-file change set at $n files (each a process)"
 	seq=$((seq + 1))
 	"$DRIVE" change "$repo" "$n" 10000 "$seq" "$OUT/c"
 	newbytes=$(awk '/^```text path=/{f=1; next} /^```$/{f=0; next} f{s+=length($0)+1} END{print s}' "$OUT/c.reply")
 	ix=$(stat -c %s "$repo/.git/index")
+	echo "new bytes $((newbytes / 1024)) KB, index $((ix / 1024)) KB; target 4 x new bytes + index = $(((4 * newbytes + ix) / 1048576)) MB"
+	# propose (nika, a process), then apply over flow.Load (what a door that drew
+	# the preview holds) and over the proposal loaded witnessed, alternated
+	for r in $(seq 1 "$RUNS"); do
+		for how in load witnessed; do
+			seq=$((seq + 1))
+			"$DRIVE" change "$repo" "$n" 10000 "$seq" "$OUT/c"
+			read -r pw pc pm < <(cd "$repo" && BENCH_RSS_SPLIT=$OUT/ps timed "$NIKA" propose --json --format reply --allow '**' -m "memory $seq" "$OUT/c.reply")
+			read -r pa pf <"$OUT/ps"
+			id=$(jq -r .id "$OUT/stdout")
+			w=; [ $how = witnessed ] && w=witnessed
+			read -r aw ac am < <(BENCH_RSS_SPLIT=$OUT/as timed "$DRIVE" apply "$repo" "$id" $w)
+			read -r aa af <"$OUT/as"
+			printf "propose: %5.0f ms, cpu %5.0f ms, peak rss %4d MB (anon %3d, files %3d) | apply (%-9s): %5.0f ms, cpu %5.0f ms, peak rss %4d MB (anon %3d, files %3d)\n" \
+				"$pw" "$pc" $((pm / 1024)) $((pa / 1024)) $((pf / 1024)) "$how" "$aw" "$ac" $((am / 1024)) $((aa / 1024)) $((af / 1024))
+		done
+	done
+	seq=$((seq + 1))
+	"$DRIVE" change "$repo" "$n" 10000 "$seq" "$OUT/c"
 	read -r w c m < <(timed "$DRIVE" propose-apply "$repo" "$OUT/c.reply")
-	echo "wall ${w} ms, cpu ${c} ms, peak rss $((m / 1024)) MB; new bytes $((newbytes / 1024)) KB, index $((ix / 1024)) KB;" \
-		"target 4 x new bytes + index = $(((4 * newbytes + ix) / 1048576)) MB"
+	echo "propose + apply in one process: wall ${w} ms, cpu ${c} ms, peak rss $((m / 1024)) MB"
 fi
 
 if want strace && [ "$big" -ge 100000 ]; then

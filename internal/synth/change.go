@@ -63,3 +63,53 @@ func Change(dir string, n, k, seq int) (*ChangeSet, error) {
 func lines(b []byte) []string {
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
+
+// EditChange is a change set of k files for a rebase: each target keeps
+// its bytes on disk except its last line, which becomes a line that
+// depends on seq. A HEAD that then moves with HeadEdit (the first line of
+// every other target) leaves the proposal stale, and each of those files
+// merges cleanly three ways; the others are carried forward as they were.
+func EditChange(dir string, n, k, seq int) (*ChangeSet, error) {
+	cs := &ChangeSet{}
+	var reply bytes.Buffer
+	for _, i := range Targets(n, k) {
+		p := Path(n, i)
+		old, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil {
+			return nil, err
+		}
+		ls := lines(old)
+		ls[len(ls)-1] = fmt.Sprintf("the proposal's last line of file %d, seq %d", i, seq)
+		nu := strings.Join(ls, "\n") + "\n"
+		cs.Paths = append(cs.Paths, p)
+		cs.New += len(nu)
+		fmt.Fprintf(&reply, "```text path=%s\n%s```\n\n", p, nu)
+	}
+	cs.Reply = reply.Bytes()
+	return cs, nil
+}
+
+// HeadEdit rewrites, on disk, the first line of every other target of
+// Targets(n, k) (the 1st, 3rd, ...) and returns their paths: what a
+// commit of HEAD's own changes does to a proposal made by EditChange.
+func HeadEdit(dir string, n, k, seq int) ([]string, error) {
+	var out []string
+	for j, i := range Targets(n, k) {
+		if j%2 != 0 {
+			continue
+		}
+		p := Path(n, i)
+		disk := filepath.Join(dir, filepath.FromSlash(p))
+		old, err := os.ReadFile(disk)
+		if err != nil {
+			return nil, err
+		}
+		ls := lines(old)
+		ls[0] = fmt.Sprintf("// file %d, as HEAD moved it at seq %d", i, seq)
+		if err := os.WriteFile(disk, []byte(strings.Join(ls, "\n")+"\n"), 0o644); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
