@@ -250,8 +250,9 @@ func Apply(repo *Repo, p *Proposed, opt consent.Options) (*consent.Result, error
 		return nil, err
 	}
 	// A refusal writes nothing, not even the record: whether a pending
-	// proposal is stale is derived from HEAD when it is listed (List).
-	return consent.Apply(r, p.Record, p.Proposal, opt)
+	// proposal is stale is derived from HEAD when it is listed (List). The
+	// transaction reads the files' bytes back one at a time (witnessed).
+	return consent.Apply(r, p.Record, witnessed(r, p).Proposal, opt)
 }
 
 // Discard marks a proposal discarded. Its objects stay until git gc.

@@ -9,6 +9,7 @@ import (
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/hooks"
+	"github.com/nika-dev/nika/preview"
 )
 
 // PrepareHooks snapshots the project's post-apply hooks before the apply,
@@ -79,3 +80,30 @@ func Accept(ctx context.Context, repo *Repo, p *Proposed, hopt HookOptions) (*Ac
 
 // Commit is the commit the branch moved to.
 func (a *Accepted) Commit() string { return a.Result.Commit }
+
+// witnessed is the proposal the apply transaction needs: the same commit,
+// id, record and witnesses, loaded without the files' bytes
+// (gitstage.LoadWitnessed); the transaction reads each side back from the
+// object database, one file at a time, so that a large set never holds
+// every file's before and after bytes at once (law 1: the bytes still come
+// out of the proposal tree). After the yes nothing renders p again, so its
+// own bytes are released too. Where the commit cannot be re-derived so
+// (it would then fail the apply's own checks), p is applied as it is.
+func witnessed(r *gitstage.Repo, p *Proposed) *Proposed {
+	l, err := r.LoadWitnessed(plumbing.NewHash(p.Proposal.Commit), preview.ID)
+	if err != nil || l.Proposal.ID != p.Proposal.ID {
+		return p
+	}
+	wp := l.Proposal
+	wp.Commit, wp.Set.Branch, wp.Set.Root = p.Proposal.Commit, p.Proposal.Set.Branch, p.Proposal.Set.Root
+	for _, c := range p.Proposal.Set.Changes {
+		for _, side := range []*changeset.Side{c.Before, c.After} {
+			if side != nil {
+				side.Bytes = nil
+			}
+		}
+	}
+	q := *p
+	q.Proposal = wp
+	return &q
+}
