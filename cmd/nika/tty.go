@@ -21,7 +21,8 @@ package main
 //     told to type it, and asked again.
 //   - The session's input line is the other way round: a paste is one input
 //     (a reply, a patch, a question), whatever lines it holds, and so is a
-//     burst of lines that arrive less than burstGap apart.
+//     burst of lines that arrive less than burstGap apart. What the human
+//     typed ahead of that prompt is kept: only answers discard it.
 //
 // What this cannot stop: a process of the same user with a pseudo-terminal
 // of its own can type at nika's prompt one key at a time (SECURITY.md).
@@ -76,10 +77,11 @@ func newTerminal(f *os.File) *terminal { return &terminal{f: f, fd: int(f.Fd())}
 
 func (t *terminal) Write(b []byte) (int, error) { return t.f.Write(b) }
 
-// raw puts the terminal in the mode the reader needs, discarding every byte
-// typed ahead (TCSETSF flushes the input queue), and returns the function
-// that restores it. Signals that end the process restore it first.
-func (t *terminal) raw() (func(), error) {
+// raw puts the terminal in the mode the reader needs and returns the
+// function that restores it. With flush, every byte typed ahead is
+// discarded (TCSETSF flushes the input queue): an answer is only what is
+// typed after its prompt. Signals that end the process restore it first.
+func (t *terminal) raw(flush bool) (func(), error) {
 	old, err := unix.IoctlGetTermios(t.fd, unix.TCGETS)
 	if err != nil {
 		return nil, err
@@ -88,7 +90,11 @@ func (t *terminal) raw() (func(), error) {
 	m.Lflag &^= unix.ICANON | unix.ECHO | unix.ECHONL | unix.ISIG | unix.IEXTEN
 	m.Iflag &^= unix.ICRNL | unix.INLCR | unix.IXON
 	m.Cc[unix.VMIN], m.Cc[unix.VTIME] = 1, 0
-	if err := unix.IoctlSetTermios(t.fd, unix.TCSETSF, &m); err != nil {
+	set := uint(unix.TCSETS)
+	if flush {
+		set = unix.TCSETSF
+	}
+	if err := unix.IoctlSetTermios(t.fd, set, &m); err != nil {
 		return nil, err
 	}
 	t.buf, t.inPaste = nil, false
@@ -288,7 +294,7 @@ func (t *terminal) readLine() (line string, pasted bool, err error) {
 // a pasted line is refused with a word to type it, and asked again. An
 // empty line is asked again too: an accidental Enter decides nothing.
 func (t *terminal) answer(prompt string) (string, error) {
-	restore, err := t.raw()
+	restore, err := t.raw(true)
 	if err != nil {
 		return "", err
 	}
@@ -331,7 +337,9 @@ func (t *terminal) flush() error {
 // burstGap apart are one input too, for terminals that do not bracket
 // pastes. It returns errNoAnswer when the human ends the session (Ctrl-D).
 func (t *terminal) input(prompt string) (text string, pasted bool, err error) {
-	restore, err := t.raw()
+	// What the human typed ahead of this prompt is theirs, and kept; only
+	// answers discard it.
+	restore, err := t.raw(false)
 	if err != nil {
 		return "", false, err
 	}
