@@ -73,7 +73,8 @@ func stateOf(r *gitstage.Repo, rec *gitstage.Record) State {
 		st, _ := consent.Status(r, rec, nil)
 		return st
 	}
-	l, err := r.Load(plumbing.NewHash(rec.Commit), preview.ID)
+	// The check needs the witnesses, not the bytes.
+	l, err := r.LoadWitnessed(plumbing.NewHash(rec.Commit), preview.ID)
 	if err != nil || l.Proposal.ID != rec.ID {
 		st, _ := consent.Status(r, rec, nil)
 		return st
