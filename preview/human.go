@@ -107,7 +107,14 @@ func Human(w io.Writer, in Input, opt Options) error {
 		p.linef("", "signing  will be signed (%s) after the yes: the branch moves to the signed twin of the unsigned commit above", safe(in.Signing))
 	}
 	p.linef("", "base     %s", baseText(s))
-	p.linef("", "goal     %s", safe(s.Goal))
+	for i, l := range strings.Split(s.Goal, "\n") {
+		// a goal of many lines is shown as lines, each escaped
+		if i == 0 {
+			p.linef("", "goal     %s", safe(l))
+		} else {
+			p.linef("", "         %s", safe(l))
+		}
+	}
 	if s.RebasedFrom != "" {
 		p.linef("", "rebased  brings proposal %s forward onto this base", short(s.RebasedFrom))
 	}
