@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/nika-dev/nika/consent"
+	"github.com/nika-dev/nika/gitstage"
 	"github.com/nika-dev/nika/refusal"
 )
 
@@ -39,4 +40,19 @@ func Ready(repo *Repo, p *Proposed) error {
 		return err
 	}
 	return nil
+}
+
+// StatusOf is the state a door shows for a proposal: applied or discarded
+// as recorded, or, for a pending one, what the check before asking finds
+// (pending when a yes would apply it; stale, edited, locked, pruned or
+// blocked otherwise, with the refusal that says why).
+func StatusOf(repo *Repo, p *Proposed) (State, error) {
+	switch p.Record.State {
+	case gitstage.Applied:
+		return Applied, nil
+	case gitstage.Discarded:
+		return Discarded, nil
+	}
+	err := Ready(repo, p)
+	return consent.StateOf(err), err
 }

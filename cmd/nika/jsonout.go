@@ -69,6 +69,8 @@ type reviewedJSON struct {
 // feedback on it.
 type shownJSON struct {
 	preview.ProposalJSON
+	// State is what the check before asking finds (flow.StatusOf).
+	State    string             `json:"state"`
 	Feedback *flow.FeedbackInfo `json:"feedback"`
 }
 

@@ -16,11 +16,24 @@ func (d *door) showCommand() *cli.Command {
 }
 
 func (d *door) show(c *cli.Context) error {
-	_, p, err := d.load(c)
+	r, p, err := d.load(c)
 	if err != nil {
 		return err
 	}
-	return d.showProposal(p)
+	if err := d.showProposal(p); err != nil {
+		return err
+	}
+	// The state, from the same check the apply makes before it asks.
+	switch st, why := flow.StatusOf(r, p); {
+	case why != nil:
+		e := asRefusal(why)
+		d.note("state: %s: %s · %s", st, escape(d.scrub(e.Text)), escape(d.scrub(cliHint(e))))
+	case st == flow.Pending:
+		d.note("state: pending; to apply it: nika apply %s", short(p.ID()))
+	default:
+		d.note("state: %s", st)
+	}
+	return nil
 }
 
 // load opens the repository and the one proposal a verb names.
@@ -49,7 +62,8 @@ func (d *door) render(p *flow.Proposed, colorOn bool) ([]byte, error) {
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(shownJSON{ProposalJSON: v, Feedback: flow.FeedbackOf(p)}); err != nil {
+		st, _ := flow.StatusOf(d.repo, p)
+		if err := enc.Encode(shownJSON{ProposalJSON: v, State: string(st), Feedback: flow.FeedbackOf(p)}); err != nil {
 			return nil, err
 		}
 		return []byte(d.scrub(b.String())), nil
