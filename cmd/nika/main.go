@@ -32,7 +32,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	d := &door{stdin: stdin, stdout: stdout, stderr: stderr, name: programName(args)}
 	g, rest, err := parseGlobals(args[1:])
 	d.globals = g
-	d.json = g.json
 	if err != nil {
 		d.refuse(asRefusal(err))
 		return refusal.Code(refusal.Invalid)
