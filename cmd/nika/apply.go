@@ -48,6 +48,14 @@ func (d *door) apply(c *cli.Context) error {
 	if err := flow.Ready(r, p); err != nil {
 		return err
 	}
+	// No terminal, no question: refused before a derived proposal is staged.
+	f, err := openTTY()
+	if err != nil {
+		return refusal.New(refusal.NoConsent,
+			fmt.Sprintf("run nika apply %s in a terminal and type yes; consent is never read from a pipe or a flag", short(p.ID())),
+			"no terminal to ask for consent (%v) · nothing was applied", err)
+	}
+	defer f.Close()
 	if !ch.Empty() {
 		sub, err := flow.Derive(r, p, ch)
 		if err != nil {
@@ -61,13 +69,6 @@ func (d *door) apply(c *cli.Context) error {
 		}
 		p = sub
 	}
-	f, err := openTTY()
-	if err != nil {
-		return refusal.New(refusal.NoConsent,
-			fmt.Sprintf("run nika apply %s in a terminal and type yes; consent is never read from a pipe or a flag", short(p.ID())),
-			"no terminal to ask for consent (%v) · nothing was applied", err)
-	}
-	defer f.Close()
 	return d.consentOn(r, p, newTerminal(f))
 }
 
