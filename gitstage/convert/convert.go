@@ -190,9 +190,9 @@ func (c *Converter) Plan(p string) Plan {
 		eol := a["eol"]
 		switch {
 		case act == auto && eol.IsValue("lf"):
-			action, from = AutoInput, "text=auto eol=lf"
+			action, from, act = AutoInput, "text=auto eol=lf", -1
 		case act == auto && eol.IsValue("crlf"):
-			action, from = AutoCRLF, "text=auto eol=crlf"
+			action, from, act = AutoCRLF, "text=auto eol=crlf", -1
 		case eol.IsValue("lf"):
 			action, from = TextInput, joinFrom(from, "eol=lf")
 			act = -1
