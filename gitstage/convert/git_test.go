@@ -251,7 +251,7 @@ func TestSafeCRLFAsGit(t *testing.T) {
 	for _, tc := range []struct {
 		autocrlf, content string
 	}{
-		{"true", "a\r\nb\n"}, // LF would be replaced by CRLF
+		{"true", "a\r\nb\n"},    // LF would be replaced by CRLF
 		{"input", "a\r\nb\r\n"}, // CRLF would be replaced by LF
 		{"true", "a\r\nb\r\n"},  // round-trips
 	} {
