@@ -145,6 +145,10 @@ type Change struct {
 	Class  FileClass
 	Before *Side // nil for a create
 	After  *Side // nil for a delete
+	// FromWorkTree says the after-state was made from the working tree's
+	// form of the file (Entry.WorkTree), not git's: git add's whole
+	// conversion makes its blob.
+	FromWorkTree bool
 }
 
 // RunRequest asks the door to run a workflow after a clean apply.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nika-dev/nika/consent"
@@ -49,17 +50,26 @@ func TestConversionDifferential(t *testing.T) {
 		t.Log("git-lfs is not installed: the LFS row is not tested here")
 	}
 	const base, after, added = "one\ntwo\nthree\n", "one\n2\nthree\n", "new\n"
+	crlfDiff := strings.ReplaceAll("--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n", "\n", "\r\n")
 	formats := []struct {
 		name, input string
 		adds        bool
+		crlf        bool // a diff whose lines carry the disk's CRLF
 	}{
-		{"fenced", "```text path=a.txt\n" + after + "```\n```text path=b.txt\n" + added + "```\n", true},
-		{"udiff", "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+new\n", true},
-		{"search-replace", "a.txt\n```\n<<<<<<< SEARCH\ntwo\n=======\n2\n>>>>>>> REPLACE\n```\n", false},
-		{"apply_patch", "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+2\n three\n*** Add File: b.txt\n+new\n*** End Patch\n", true},
+		{"fenced", "```text path=a.txt\n" + after + "```\n```text path=b.txt\n" + added + "```\n", true, false},
+		{"udiff", "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+new\n", true, false},
+		{"search-replace", "a.txt\n```\n<<<<<<< SEARCH\ntwo\n=======\n2\n>>>>>>> REPLACE\n```\n", false, false},
+		// git apply --index refuses this one (the index holds LF); git
+		// apply without --index applies it to the working tree (keeping
+		// its CRLF) and git add normalizes: nika does the same.
+		{"udiff-crlf", crlfDiff, false, true},
+		{"apply_patch", "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+2\n three\n*** Add File: b.txt\n+new\n*** End Patch\n", true, false},
 	}
 	for _, cfg := range configs {
 		for _, f := range formats {
+			if f.crlf && (cfg.filter || cfg.name == "autocrlf=input") {
+				continue // the disk holds no CRLF there
+			}
 			t.Run(cfg.name+"/"+f.name, func(t *testing.T) {
 				g := gittest.New(t)
 				cfg.setup(g)
@@ -86,13 +96,22 @@ func TestConversionDifferential(t *testing.T) {
 				}
 
 				// git
-				if cfg.filter {
+				switch {
+				case f.crlf:
+					pf := filepath.Join(t.TempDir(), "change.diff")
+					os.WriteFile(pf, []byte(crlfDiff), 0o644)
+					if _, err := ref.TryGit("apply", "--index", "--check", pf); err == nil {
+						t.Fatal("git apply --index applies a CRLF diff to an LF index: the premise of this row is gone")
+					}
+					ref.Git("apply", pf)
+					ref.Git("add", "-A")
+				case cfg.filter:
 					ref.Write("a.txt", after)
 					if f.adds {
 						ref.Write("b.txt", added)
 					}
 					ref.Git("add", "-A")
-				} else {
+				default:
 					diff := "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"
 					if f.adds {
 						diff += "--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+new\n"

@@ -1,6 +1,7 @@
 package gitstage
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -185,7 +186,11 @@ func (b *Base) Entry(p changeset.Path) (changeset.Entry, error) {
 	if b.fmode && (fi.Mode()&0o111 != 0) != (te.Mode == filemode.Executable) {
 		return changeset.Entry{}, dirty("its executable bit changed on disk")
 	}
-	return changeset.Entry{Kind: changeset.File, Mode: modeOf(te.Mode), Blob: te.Hash.String(), Bytes: edit}, nil
+	e := changeset.Entry{Kind: changeset.File, Mode: modeOf(te.Mode), Blob: te.Hash.String(), Bytes: edit}
+	if ce := b.conved[ps]; ce != nil && !ce.plan.Filters() && !bytes.Equal(ce.disk, ce.blob) {
+		e.WorkTree = ce.disk
+	}
+	return e, nil
 }
 
 func isNotDir(err error) bool {

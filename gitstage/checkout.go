@@ -206,7 +206,9 @@ func (b *Base) cleanEntry(p string, te *plumbing.Hash, disk []byte) ([]byte, boo
 // are the working tree's and go through git add's whole conversion; else
 // they are git's form (a patch applied to the blob, as git apply --index
 // does), whose line endings git normalizes (core.safecrlf judging bytes
-// that carry CRLF). The disk form is git checkout's conversion of the
+// that carry CRLF), unless the patch applied to the working tree's form
+// (Change.FromWorkTree: its lines carried the disk's CRLF, as git apply
+// without --index reads them), which git add's conversion takes too. The disk form is git checkout's conversion of the
 // blob. A change whose blob comes out as the base's is dropped and its
 // path returned in unchanged. A proposal that changes a .gitattributes
 // file in a way that converts another of its paths otherwise is refused.
@@ -242,7 +244,7 @@ func (b *Base) Convert(cs []changeset.Change) (kept []changeset.Change, unchange
 		}
 		var blob []byte
 		var warns []convert.Warning
-		if pl.Filters() {
+		if pl.Filters() || c.FromWorkTree {
 			blob, warns, err = conv.ToGit(pl, c.After.Bytes, index)
 		} else {
 			blob, warns, err = conv.Normalize(pl, c.After.Bytes, index)
