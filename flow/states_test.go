@@ -581,3 +581,51 @@ func TestStateRacyTimestamp(t *testing.T) {
 		g.Clean()
 	}
 }
+
+// TestStateWorkingTreeEncoding: under working-tree-encoding=UTF-16 the
+// blob is UTF-8 and the disk what git checkout writes (UTF-16 with a
+// BOM); a fresh checkout by git writes the same bytes nika wrote.
+func TestStateWorkingTreeEncoding(t *testing.T) {
+	g := stateRepo(t)
+	g.Write(".gitattributes", "*.u16 working-tree-encoding=UTF-16\n")
+	g.Write("w.u16", string([]byte{0xff, 0xfe, 'a', 0, '\n', 0}))
+	g.Commit("utf-16")
+	if got := g.Git("cat-file", "blob", "HEAD:w.u16"); got != "a" {
+		t.Fatalf("the blob is not UTF-8: %q", got)
+	}
+	p := convertedApply(t, g, "```text path=w.u16\nb\n```\n```text path=n.u16\nnew\n```\n",
+		map[string]string{"w.u16": "b\n", "n.u16": "new\n"}, nil)
+	nika := map[string]string{"w.u16": g.Read("w.u16"), "n.u16": g.Read("n.u16")}
+	for path, b := range nika {
+		if !strings.HasPrefix(b, "\xff\xfe") && !strings.HasPrefix(b, "\xfe\xff") {
+			t.Errorf("%s on disk has no BOM: %q", path, b)
+		}
+		os.Remove(filepath.Join(g.Dir, path))
+		g.Git("checkout", "--", path)
+		if got := g.Read(path); got != b {
+			t.Errorf("%s: git checkout writes %q, nika wrote %q", path, got, b)
+		}
+	}
+	for _, c := range p.Proposal.Set.Changes {
+		if c.After.Disk == nil || c.After.Disk.Conv.Encoding != "UTF-16" {
+			t.Errorf("%s: the conversion is not named: %+v", c.Path, c.After.Disk)
+		}
+	}
+}
+
+// TestStateAttributesChangeRefused: a proposal that changes .gitattributes
+// so that another path it writes converts otherwise is refused, with
+// nothing written; one that changes it harmlessly applies.
+func TestStateAttributesChangeRefused(t *testing.T) {
+	g := stateRepo(t)
+	refused(t, g, "```text path=.gitattributes\n*.nika.yaml text eol=crlf\n```\n"+stateChange, refusal.Unsupported, "changes how git converts")
+	r := openRepo(t, g.Dir)
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte("```text path=.gitattributes\n*.bin -text\n```\n" + stateChange), Allow: []string{"**"}})
+	if err != nil {
+		t.Fatalf("a harmless .gitattributes change: %v", err)
+	}
+	if _, err := flow.Apply(flow.FromGit(r), p, consent.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	g.Clean()
+}
