@@ -23,19 +23,30 @@ type CheckoutSide struct {
 	Conv    changeset.Conversion `json:"conv"`
 }
 
+// changeSide is one side of a change with the path it stands at (a
+// move's before side stands at its source).
+type changeSide struct {
+	s    *changeset.Side
+	path changeset.Path
+	side string // "before" or "after"
+}
+
+func sidesOf(c *changeset.Change) [2]changeSide {
+	from := c.Path
+	if c.Kind == changeset.Move {
+		from = c.From
+	}
+	return [2]changeSide{{c.Before, from, "before"}, {c.After, c.Path, "after"}}
+}
+
 // CheckoutOf lists the disk forms of a proposal's sides, in change order.
 func CheckoutOf(p *changeset.Proposal) []CheckoutSide {
 	var out []CheckoutSide
-	for _, c := range p.Set.Changes {
-		from := c.Path
-		if c.Kind == changeset.Move {
-			from = c.From
-		}
-		if c.Before != nil && c.Before.Disk != nil {
-			out = append(out, CheckoutSide{Path: string(from), Side: "before", Witness: c.Before.Disk.Witness.String(), Conv: c.Before.Disk.Conv})
-		}
-		if c.After != nil && c.After.Disk != nil {
-			out = append(out, CheckoutSide{Path: string(c.Path), Side: "after", Witness: c.After.Disk.Witness.String(), Conv: c.After.Disk.Conv})
+	for i := range p.Set.Changes {
+		for _, x := range sidesOf(&p.Set.Changes[i]) {
+			if x.s != nil && x.s.Disk != nil {
+				out = append(out, CheckoutSide{Path: string(x.path), Side: x.side, Witness: x.s.Disk.Witness.String(), Conv: x.s.Disk.Conv})
+			}
 		}
 	}
 	return out
@@ -67,16 +78,7 @@ func AttachCheckout(p *changeset.Proposal, rec *Record) error {
 		m[key{s.Path, s.Side}] = s
 	}
 	for i := range p.Set.Changes {
-		c := &p.Set.Changes[i]
-		from := c.Path
-		if c.Kind == changeset.Move {
-			from = c.From
-		}
-		for _, x := range []struct {
-			s    *changeset.Side
-			path changeset.Path
-			side string
-		}{{c.Before, from, "before"}, {c.After, c.Path, "after"}} {
+		for _, x := range sidesOf(&p.Set.Changes[i]) {
 			if x.s == nil || x.s.Disk != nil {
 				continue
 			}
@@ -162,15 +164,8 @@ func (r *Repo) FillFilteredDisk(p *changeset.Proposal) {
 			co.Close()
 		}
 	}()
-	for _, c := range p.Set.Changes {
-		from := c.Path
-		if c.Kind == changeset.Move {
-			from = c.From
-		}
-		for _, x := range []struct {
-			s    *changeset.Side
-			path changeset.Path
-		}{{c.Before, from}, {c.After, c.Path}} {
+	for i := range p.Set.Changes {
+		for _, x := range sidesOf(&p.Set.Changes[i]) {
 			if x.s == nil || x.s.Disk == nil || x.s.Disk.Bytes != nil || x.s.Disk.Conv.Filter == "" {
 				continue
 			}

@@ -240,7 +240,9 @@ func (l *attrLine) matches(p string) bool {
 }
 
 // matchPath is wildmatch with WM_PATHNAME over slash components: * and ?
-// stay within a component, and a component ** matches any number of them.
+// stay within a component, and a component ** matches any number of them,
+// but a trailing /** at least one (git's "a/**" matches what is inside a,
+// never a itself), which is where it differs from changeset.MatchGlob.
 func matchPath(pat, name []string) bool {
 	for len(pat) > 0 {
 		if pat[0] == "**" {

@@ -8,24 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nika-dev/nika/internal/gittest"
 )
 
 // The tests here take git itself as the witness: the same bytes, the same
 // attributes and the same configuration, given to `git add` and `git
 // checkout` in a scratch repository, must give the blob ToGit gives and
 // the disk bytes ToWorkTree gives.
-
-func gitEnv(home string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "HOME="+home, "XDG_CONFIG_HOME="+home, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.invalid", "LC_ALL=C")
-}
 
 type scratch struct {
 	t   *testing.T
@@ -39,7 +29,8 @@ func newScratch(t *testing.T) *scratch {
 		t.Skip("git is not installed")
 	}
 	root := t.TempDir()
-	s := &scratch{t: t, dir: filepath.Join(root, "w"), env: gitEnv(root)}
+	gittest.Setenv(t, root)
+	s := &scratch{t: t, dir: filepath.Join(root, "w"), env: append(os.Environ(), "LC_ALL=C")}
 	s.git("init", "-q", "-b", "main", s.dir)
 	return s
 }
