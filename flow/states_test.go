@@ -629,3 +629,34 @@ func TestStateAttributesChangeRefused(t *testing.T) {
 	}
 	g.Clean()
 }
+
+// TestStateAutocrlfInPart: a proposal taken in part (one hunk of two) on
+// a path git converts: the derived proposal's disk form is git's checkout
+// of its blob, and it applies as git would.
+func TestStateAutocrlfInPart(t *testing.T) {
+	g := stateRepo(t)
+	g.Git("config", "core.autocrlf", "true")
+	g.Write("long.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n")
+	g.Commit("long")
+	g.Git("rm", "-q", "--cached", "-r", ".")
+	g.Git("reset", "-q", "--hard")
+	r := openRepo(t, g.Dir)
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte("```text path=long.txt\none\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\ntwelve\n```\n"), Allow: []string{"**"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := flow.Derive(flow.FromGit(r), p, flow.Choice{Drop: []flow.HunkRef{{Path: "long.txt", N: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := flow.Apply(flow.FromGit(r), part, consent.Options{}); err != nil {
+		t.Fatalf("apply the part: %v", err)
+	}
+	if got := g.Git("cat-file", "blob", "HEAD:long.txt"); got != "one\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12" {
+		t.Errorf("blob %q", got)
+	}
+	if got := g.Read("long.txt"); got != "one\r\n2\r\n3\r\n4\r\n5\r\n6\r\n7\r\n8\r\n9\r\n10\r\n11\r\n12\r\n" {
+		t.Errorf("disk %q", got)
+	}
+	g.Clean()
+}

@@ -318,3 +318,30 @@ func systemAttributes() string {
 	}
 	return "/etc/gitattributes"
 }
+
+// DiskForms gives each after-side that has no disk form yet and whose
+// path git converts the bytes git's checkout writes for its blob (a
+// derived proposal's part of a file: its bytes are git's form, made from
+// the hunks kept). The filter processes started are ended when it
+// returns.
+func (b *Base) DiskForms(cs []changeset.Change) error {
+	defer b.Close()
+	for i := range cs {
+		c := &cs[i]
+		if c.After == nil || c.After.Disk != nil {
+			continue
+		}
+		pl := b.converter().Plan(string(c.Path))
+		if pl.Identity() {
+			continue
+		}
+		disk, warns, err := b.converter().ToWorkTree(pl, c.After.Bytes)
+		if err != nil {
+			return convRefusal(string(c.Path), err)
+		}
+		after := *c.After
+		after.Disk = &changeset.Disk{Witness: changeset.WitnessOf(disk), Bytes: disk, Conv: ConversionOf(pl), Warnings: warnWords(warns)}
+		c.After = &after
+	}
+	return nil
+}
