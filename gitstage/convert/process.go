@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // The long-running filter protocol of gitattributes(5) ("Long Running
@@ -27,7 +28,8 @@ type process struct {
 	in   io.WriteCloser
 	out  *bufio.Reader
 	caps map[string]bool
-	dead error // the process failed; every later file fails alike
+	dead error      // the process failed; every later file fails alike
+	done chan error // set once the process was waited for
 	errb lockedBuffer
 }
 
@@ -129,7 +131,7 @@ func startProcess(cmdline, dir string, env []string) (*process, error) {
 		return nil, err
 	}
 	if err := p.handshake(); err != nil {
-		p.close()
+		p.kill()
 		return nil, p.why(err)
 	}
 	return p, nil
@@ -187,7 +189,10 @@ func (p *process) run(command, path string, src []byte) (out []byte, ok bool, er
 		return nil, false, nil
 	}
 	fail := func(e error) ([]byte, bool, error) {
+		// The conversation is lost: git stops such a process (SIGTERM)
+		// and fails every later file of the driver.
 		p.dead = p.why(e)
+		p.kill()
 		return nil, true, p.dead
 	}
 	if err := writeText(p.in, "command="+command, "pathname="+path); err != nil {
@@ -244,8 +249,35 @@ func lastStatus(lines []string, def string) string {
 }
 
 // close ends the process as git does: its standard input closes, and it
-// is waited for.
+// is waited for; one that does not exit within closeWait is killed.
 func (p *process) close() error {
+	if p.done != nil {
+		return nil // killed already
+	}
 	p.in.Close()
-	return p.cmd.Wait()
+	p.done = make(chan error, 1)
+	go func() { p.done <- p.cmd.Wait() }()
+	select {
+	case err := <-p.done:
+		return err
+	case <-time.After(closeWait):
+		p.cmd.Process.Kill()
+		<-p.done
+		return fmt.Errorf("the filter process did not exit when its input closed, and was killed")
+	}
+}
+
+// closeWait is how long a filter process may take to exit after its
+// input closed.
+const closeWait = 10 * time.Second
+
+// kill stops a process whose conversation failed.
+func (p *process) kill() {
+	if p.done != nil {
+		return
+	}
+	p.in.Close()
+	p.cmd.Process.Kill()
+	p.done = make(chan error, 1)
+	p.done <- p.cmd.Wait()
 }
