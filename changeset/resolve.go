@@ -28,6 +28,12 @@ type Entry struct {
 	Mode  Mode
 	Blob  string
 	Bytes []byte // the file's bytes, for Kind == File
+	// WorkTree is the file's bytes in the working tree when git converts
+	// the path and they differ from Bytes (CRLF on disk, LF in git's
+	// form); nil otherwise. A patch that does not apply to Bytes is
+	// tried on them, as git apply without --index reads the working tree
+	// (keeping its CRLF when the patch's lines carry CRLF).
+	WorkTree []byte
 }
 
 // Base is the commit a proposal is built over. gitstage implements it over
@@ -119,15 +125,17 @@ type goneWhy struct {
 
 // slot is one change being built from its sections.
 type slot struct {
-	path    Path // where the file is after the sections so far
-	class   FileClass
-	from    Path  // the base path its bytes come from (path, unless moved)
-	before  *Side // the base's file at from; nil when the base has none
-	present bool  // whether the file exists after the sections so far
-	bytes   []byte
-	first   int // the line of its first section
-	last    int // the line of its latest section
-	n       int // how many sections so far
+	path     Path // where the file is after the sections so far
+	class    FileClass
+	from     Path  // the base path its bytes come from (path, unless moved)
+	before   *Side // the base's file at from; nil when the base has none
+	present  bool  // whether the file exists after the sections so far
+	bytes    []byte
+	worktree []byte // the base's working-tree form (Entry.WorkTree)
+	fromDisk bool   // the bytes are in the working tree's form
+	first    int    // the line of its first section
+	last     int    // the line of its latest section
+	n        int    // how many sections so far
 }
 
 // change is the slot's one change; keep is false when the sections leave
@@ -141,9 +149,9 @@ func (s *slot) change() (Change, bool) {
 	case !s.present:
 		return Change{Kind: Delete, Path: s.from, Class: Classify(s.from), Before: s.before}, true
 	case s.from != s.path:
-		return Change{Kind: Move, Path: s.path, From: s.from, Class: s.class, Before: s.before, After: NewSide(s.bytes, s.before.Mode, "")}, true
+		return Change{Kind: Move, Path: s.path, From: s.from, Class: s.class, Before: s.before, After: NewSide(s.bytes, s.before.Mode, ""), FromWorkTree: s.fromDisk}, true
 	}
-	c := Change{Kind: Update, Path: s.path, Class: s.class, Before: s.before, After: NewSide(s.bytes, s.before.Mode, "")}
+	c := Change{Kind: Update, Path: s.path, Class: s.class, Before: s.before, After: NewSide(s.bytes, s.before.Mode, ""), FromWorkTree: s.fromDisk}
 	return c, !bytes.Equal(s.bytes, s.before.Bytes)
 }
 
@@ -366,7 +374,7 @@ func (r *resolver) slotFor(in *Intent, raw string) (*slot, Path, error) {
 	s := &slot{path: p, class: class, from: p, first: in.Line, last: in.Line, n: 1}
 	if e.Kind == File {
 		s.before = NewSide(e.Bytes, e.Mode, e.Blob)
-		s.present, s.bytes = true, e.Bytes
+		s.present, s.bytes, s.worktree = true, e.Bytes, e.WorkTree
 	}
 	r.slots[p] = s
 	r.order = append(r.order, s)
@@ -523,6 +531,15 @@ func (r *resolver) after(in *Intent, s *slot, cur []byte) ([]byte, error) {
 	switch {
 	case in.Edit != nil:
 		out, err := in.Edit.Apply(cur)
+		if err != nil && s.worktree != nil && s.n == 1 && !s.fromDisk {
+			// git's form refused the patch; git apply without --index
+			// reads the working tree's form, where a patch whose lines
+			// carry the disk's CRLF applies.
+			if wout, werr := in.Edit.Apply(s.worktree); werr == nil {
+				s.fromDisk = true
+				return wout, nil
+			}
+		}
 		if err != nil {
 			var e *refusal.Error
 			if !errors.As(err, &e) {

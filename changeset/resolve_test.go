@@ -159,3 +159,43 @@ func TestResolveFoldsSections(t *testing.T) {
 		})
 	}
 }
+
+// converted is a Base whose one file git converts: LF in git's form, CRLF
+// in the working tree.
+type converted struct{}
+
+func (converted) Entry(p Path) (Entry, error) {
+	if p == "a.txt" {
+		return Entry{Kind: File, Mode: ModeFile, Blob: "ba", Bytes: []byte("one\ntwo\n"), WorkTree: []byte("one\r\ntwo\r\n")}, nil
+	}
+	return Entry{Kind: Absent}, nil
+}
+
+// TestResolveWorkTreeForm: a patch applies to git's form first; one that
+// only the working tree's form holds (its lines carry the disk's CRLF)
+// applies there, as git apply without --index reads it, and the change
+// says so; a later section goes on from those bytes.
+func TestResolveWorkTreeForm(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		intents  []Intent
+		after    string
+		worktree bool
+	}{
+		{"git's form", []Intent{{Op: OpEdit, Path: "a.txt", Edit: replace{"two\n", "2\n"}, Line: 1}}, "one\n2\n", false},
+		{"the working tree's form", []Intent{{Op: OpEdit, Path: "a.txt", Edit: replace{"two\r\n", "2\r\n"}, Line: 1}}, "one\r\n2\r\n", true},
+		{"then another section", []Intent{
+			{Op: OpEdit, Path: "a.txt", Edit: replace{"two\r\n", "2\r\n"}, Line: 1},
+			{Op: OpEdit, Path: "a.txt", Edit: replace{"one\r\n", "1\r\n"}, Line: 5}}, "1\r\n2\r\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs, _, err := Resolve(&Draft{Format: "diff", Intents: tc.intents}, converted{}, Policy{Allow: []string{"**"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cs) != 1 || string(cs[0].After.Bytes) != tc.after || cs[0].FromWorkTree != tc.worktree {
+				t.Fatalf("got %q (from the work tree %v), want %q (%v)", cs[0].After.Bytes, cs[0].FromWorkTree, tc.after, tc.worktree)
+			}
+		})
+	}
+}

@@ -78,6 +78,58 @@ type Side struct {
 	Witness Witness // blake3 of Bytes
 	Mode    Mode
 	Bytes   []byte
+	// Disk is the side as it is on disk when git converts the path between
+	// the working tree and the commit (line endings, an encoding, ident, a
+	// clean/smudge filter); nil when nothing converts it and the disk
+	// holds Bytes themselves. Bytes are then the commit's form.
+	Disk *Disk
+}
+
+// Disk is a side's bytes as git's checkout has them in the working tree.
+type Disk struct {
+	Witness Witness // blake3 of the bytes on disk
+	Bytes   []byte  // the bytes on disk; nil when not held
+	Conv    Conversion
+	// Warnings are what git would print and go on past (core.safecrlf=warn,
+	// a filter that failed without being required), as git words them.
+	Warnings []string
+}
+
+// Conversion is what git does to a path between the working tree and the
+// commit, as data for the preview, the JSON and the consent snapshot: two
+// equal conversions convert alike.
+type Conversion struct {
+	// EOL is "crlf" when checkout writes CRLF line endings, "lf" when git
+	// normalizes CRLF to LF on add and writes LF; "" when line endings are
+	// left alone. Auto says git decides by looking at the bytes
+	// (text=auto, core.autocrlf), leaving what it takes for binary alone.
+	EOL  string `json:"eol,omitempty"`
+	Auto bool   `json:"auto,omitempty"`
+	// EOLFrom is what asks for it: "core.autocrlf=true", "eol=crlf",
+	// "text with core.eol=crlf", …
+	EOLFrom  string `json:"eol_from,omitempty"`
+	Encoding string `json:"encoding,omitempty"` // working-tree-encoding
+	Ident    bool   `json:"ident,omitempty"`
+	// Filter is the filter driver's name, and the command lines git's
+	// configuration resolves it to: filter.<name>.process (which wins
+	// when set), .clean and .smudge; Required is .required.
+	Filter        string `json:"filter,omitempty"`
+	FilterProcess string `json:"filter_process,omitempty"`
+	FilterClean   string `json:"filter_clean,omitempty"`
+	FilterSmudge  string `json:"filter_smudge,omitempty"`
+	Required      bool   `json:"required,omitempty"`
+}
+
+// Converts reports that git converts the path at all.
+func (c Conversion) Converts() bool { return c != Conversion{} }
+
+// OnDisk is the witness of what the disk holds for the side: its Disk's,
+// else its own.
+func (s *Side) OnDisk() Witness {
+	if s.Disk != nil {
+		return s.Disk.Witness
+	}
+	return s.Witness
 }
 
 // NewSide builds a side over b and witnesses it.
@@ -93,6 +145,10 @@ type Change struct {
 	Class  FileClass
 	Before *Side // nil for a create
 	After  *Side // nil for a delete
+	// FromWorkTree says the after-state was made from the working tree's
+	// form of the file (Entry.WorkTree), not git's: git add's whole
+	// conversion makes its blob.
+	FromWorkTree bool
 }
 
 // RunRequest asks the door to run a workflow after a clean apply.

@@ -64,6 +64,7 @@ type op struct {
 	done    bool            // renamed into place (write) or aside (removal)
 	swapped bool            // done by exchange: tmp holds the old bytes
 	made    bool            // tmp exists and is this transaction's
+	disk    []byte          // after's bytes as git's checkout converts them (after.Disk), made by verify
 }
 
 // Apply carries out a consented proposal. It runs the transaction's named
@@ -128,6 +129,7 @@ type txn struct {
 	rl    *gitstage.RefLock
 	ix    *gitindex.Index
 	ops   []op
+	co    *gitstage.Checkout // git's checkout conversion, opened when a side needs it
 
 	j           *journal
 	jf          *os.File
@@ -165,6 +167,9 @@ func begin(r *gitstage.Repo, rec *gitstage.Record, p *changeset.Proposal, opt Op
 // close releases whatever the transaction still holds: its locks, its
 // journal (removed unless recovery needs it), its directories.
 func (t *txn) close() {
+	if t.co != nil {
+		t.co.Close()
+	}
 	if t.rl != nil {
 		t.rl.Rollback()
 	}
@@ -235,7 +240,83 @@ func (t *txn) verify() error {
 		return err
 	}
 	t.ix = ix
+	return t.checkout()
+}
+
+// checkout makes, before the first write, the bytes git's checkout
+// writes for each converted after-side: the proposal's blob through the
+// conversion the preview showed (checkSnapshot proved it is still the
+// one configured), smudge filter included. Bytes whose witness is not the
+// preview's are refused with nothing written: the filter gave other
+// bytes than it gave for the preview.
+func (t *txn) checkout() error {
+	for i := range t.ops {
+		o := &t.ops[i]
+		if o.after == nil || o.after.Disk == nil {
+			continue
+		}
+		if o.after.Disk.Bytes != nil {
+			o.disk = o.after.Disk.Bytes
+		} else {
+			if t.co == nil {
+				co, err := t.r.Checkout(t.p.Set.Base)
+				if err != nil {
+					return err
+				}
+				t.co = co
+			}
+			blob, err := t.r.SideBytes(o.after)
+			if err != nil {
+				return err
+			}
+			if o.disk, err = t.co.ToWorkTree(o.path, blob); err != nil {
+				return err
+			}
+		}
+		if changeset.WitnessOf(o.disk) != o.after.Disk.Witness {
+			return (&refusal.Error{Class: refusal.StaleRevision, Err: &cause{state: Stale, path: string(o.path)},
+				Text: fmt.Sprintf("git's checkout of %s now gives other bytes than the preview showed (%s) · nothing was applied",
+					changeset.Quote(string(o.path)), convWords(o.after.Disk.Conv)),
+				Hint: "rebuild the preview"}).WithFix(refusal.Repropose, t.p.ID)
+		}
+	}
 	return nil
+}
+
+// diskBytes are the bytes a side has on disk: the converted bytes verify
+// made for an after-side, a before-side's disk form (held, or git's
+// checkout of its blob when that gives the witnessed bytes), else the
+// blob's own bytes.
+func (t *txn) diskBytes(o *op, s *changeset.Side) ([]byte, error) {
+	if s == o.after && o.disk != nil {
+		return o.disk, nil
+	}
+	if s.Disk == nil {
+		return t.r.SideBytes(s)
+	}
+	if s.Disk.Bytes != nil {
+		return s.Disk.Bytes, nil
+	}
+	if t.co == nil {
+		co, err := t.r.Checkout(t.p.Set.Base)
+		if err != nil {
+			return nil, err
+		}
+		t.co = co
+	}
+	blob, err := t.r.SideBytes(s)
+	if err != nil {
+		return nil, err
+	}
+	b, err := t.co.ToWorkTree(o.path, blob)
+	if err != nil {
+		return nil, err
+	}
+	if changeset.WitnessOf(b) != s.Disk.Witness {
+		return nil, refusal.New(refusal.Io, "restore the file with git checkout -- "+string(o.path),
+			"the bytes %s had on disk before the apply are not git's checkout of its blob, so nika cannot write them back", changeset.Quote(string(o.path)))
+	}
+	return b, nil
 }
 
 // sign makes the proposal commit's signed twin when git's configuration
@@ -581,7 +662,7 @@ func (t *txn) do(o *op) error {
 	}
 	p := string(o.path)
 	q := changeset.Quote(p)
-	data, err := t.r.SideBytes(o.after)
+	data, err := t.diskBytes(o, o.after)
 	if err != nil {
 		return err
 	}
@@ -659,7 +740,7 @@ func (t *txn) swappedOut(o *op, at string) (string, error) {
 	if err != nil {
 		return "", ioErr("check the bytes taken out of "+changeset.Quote(string(o.path)), err)
 	}
-	if changeset.WitnessOf(b) != o.before.Witness {
+	if changeset.WitnessOf(b) != o.before.OnDisk() {
 		return "was edited during the apply", nil
 	}
 	return "", nil
@@ -693,7 +774,7 @@ func (t *txn) remove(o *op) error {
 		} else if why != "" {
 			return stale(p, why, t.p.ID)
 		}
-		data, err := t.r.SideBytes(o.before)
+		data, err := t.diskBytes(o, o.before)
 		if err != nil {
 			return err
 		}
@@ -768,7 +849,7 @@ func (t *txn) rollback(cause error) error {
 			drop(o)
 		case o.after != nil:
 			b, err := t.wt.ReadFile(p)
-			if err != nil || changeset.WitnessOf(b) != o.after.Witness {
+			if err != nil || changeset.WitnessOf(b) != o.after.OnDisk() {
 				kept = append(kept, changeset.Quote(p))
 				drop(o) // the old bytes; git has them
 				break
@@ -788,7 +869,7 @@ func (t *txn) rollback(cause error) error {
 				}
 				o.done = false
 			default:
-				data, err := t.r.SideBytes(o.before)
+				data, err := t.diskBytes(o, o.before)
 				tmp := ""
 				if err == nil {
 					tmp, _, err = t.wt.WriteTemp(p, "", data, perm(o.before.Mode), t.opt.Sync)

@@ -84,6 +84,9 @@ func check(r *gitstage.Repo, wt WorkTree, rec *gitstage.Record, p *changeset.Pro
 			removed[string(o.path)] = true
 		}
 	}
+	if err := checkSnapshot(r, rec, p); err != nil {
+		return nil, err
+	}
 	for i := range ops {
 		if err := verify(wt, ix, &ops[i], removed, fmode, p.ID); err != nil {
 			return nil, err
@@ -238,7 +241,7 @@ func verify(wt WorkTree, ix *gitindex.Index, o *op, removed map[string]bool, fmo
 	if err != nil {
 		return ioErr("read "+q, err)
 	}
-	if changeset.WitnessOf(b) != o.before.Witness {
+	if changeset.WitnessOf(b) != o.before.OnDisk() {
 		return stale(p, "was edited", id)
 	}
 	return nil

@@ -42,8 +42,11 @@ type lockStamp struct {
 
 type jside struct {
 	Blob    string `json:"blob"`
-	Witness string `json:"witness"`
+	Witness string `json:"witness"` // of the bytes on disk (Side.OnDisk)
 	Mode    string `json:"mode"`
+	// Converted says git converts the path: the bytes on disk are git
+	// checkout's conversion of the blob, not the blob's own.
+	Converted bool `json:"converted,omitempty"`
 }
 
 type jop struct {
@@ -86,7 +89,7 @@ func sideOf(s *changeset.Side) *jside {
 	if s == nil {
 		return nil
 	}
-	return &jside{Blob: s.Blob, Witness: s.Witness.String(), Mode: s.Mode.String()}
+	return &jside{Blob: s.Blob, Witness: s.OnDisk().String(), Mode: s.Mode.String(), Converted: s.Disk != nil}
 }
 
 // openJournal writes the journal and keeps it open under an exclusive

@@ -105,7 +105,7 @@ func recoverOne(r *gitstage.Repo, id string) (Recovery, error) {
 	}
 	var failed []Attention
 	for i, o := range j.Ops {
-		why, err := settle(r, root, o, forward)
+		why, err := settle(r, root, o, forward, j.Base)
 		switch {
 		case err != nil:
 			failed = append(failed, Attention{o.Path, fmt.Sprintf("nika could not put it back to the %s side: %v", side(forward), unwrapErr(err))})
@@ -221,7 +221,7 @@ func side(forward bool) string {
 // settle puts one file on the side recovery chose. It says why when the
 // file holds what neither side holds, which it never overwrites; an error
 // is a cause it could not get past.
-func settle(r *gitstage.Repo, root *safefs.Root, o jop, forward bool) (why string, err error) {
+func settle(r *gitstage.Repo, root *safefs.Root, o jop, forward bool, base string) (why string, err error) {
 	want, other := o.Before, o.After
 	if forward {
 		want, other = o.After, o.Before
@@ -274,6 +274,13 @@ func settle(r *gitstage.Repo, root *safefs.Root, o jop, forward bool) (why strin
 	if err != nil {
 		return "", err
 	}
+	if want.Converted {
+		// git converts the path: what belongs on disk is git checkout's
+		// conversion of the blob, which must give the witnessed bytes.
+		if data, err = checkedOut(r, base, o.Path, data, want.Witness); err != nil {
+			return "", err
+		}
+	}
 	tmp, _, err := root.WriteTemp(o.Path, "", data, perm(mode), false)
 	if err != nil {
 		return "", err
@@ -283,6 +290,24 @@ func settle(r *gitstage.Repo, root *safefs.Root, o jop, forward bool) (why strin
 		return "", err
 	}
 	return "", nil
+}
+
+// checkedOut is git checkout's conversion of blob at p, by the attributes
+// of the base's tree, checked against the witness the journal holds.
+func checkedOut(r *gitstage.Repo, base, p string, blob []byte, witness string) ([]byte, error) {
+	co, err := r.Checkout(base)
+	if err != nil {
+		return nil, err
+	}
+	defer co.Close()
+	b, err := co.ToWorkTree(changeset.Path(p), blob)
+	if err != nil {
+		return nil, err
+	}
+	if changeset.WitnessOf(b).String() != witness {
+		return nil, fmt.Errorf("git's checkout of %s no longer gives the bytes it had; restore it with git checkout -- %s", changeset.Quote(p), p)
+	}
+	return b, nil
 }
 
 func modeOf(s string) changeset.Mode {

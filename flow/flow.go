@@ -115,22 +115,26 @@ func prepare(repo *Repo, draft *changeset.Draft, in ProposeInput) (*prepared, er
 	allow := append(append([]string{}, in.Allow...), r.Config.GetAll("nika.allow")...)
 	changes, unchanged, err := changeset.Resolve(draft, base, changeset.Policy{Allow: allow})
 	if err != nil {
+		base.Close() // the filter processes the base's checks started
 		return nil, err
 	}
 	changes, more, err := repair(out, changes)
 	if err != nil {
+		base.Close()
 		return nil, err
 	}
 	out.Unchanged = append(unchanged, more...)
 	if len(changes) == 0 {
 		return pr, nil
 	}
-	for _, c := range changes {
-		if c.After != nil {
-			if err := base.CheckNew(c.Path, c.After.Bytes); err != nil {
-				return nil, err
-			}
-		}
+	// git's forms: the blob git add stores, the bytes git checkout writes.
+	changes, more, err = base.Convert(changes)
+	if err != nil {
+		return nil, err
+	}
+	out.Unchanged = append(out.Unchanged, more...)
+	if len(changes) == 0 {
+		return pr, nil
 	}
 	set := &changeset.Set{Root: r.Root, Goal: cleanGoal(in.Goal, changes), Branch: base.Head.Branch, Changes: changes}
 	if !base.Head.Unborn() {
@@ -222,6 +226,10 @@ func Load(repo *Repo, id string) (*Proposed, error) {
 	}
 	l.Proposal.Set.Branch = rec.Branch
 	l.Proposal.Set.Root = r.Root
+	if err := gitstage.AttachCheckout(l.Proposal, rec); err != nil {
+		return nil, err
+	}
+	r.FillFilteredDisk(l.Proposal)
 	out := &Proposed{Proposal: l.Proposal, Record: rec, repo: r, Signing: Signing(r)}
 	if len(rec.Notes) > 0 {
 		var n recordNotes

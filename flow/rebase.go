@@ -177,9 +177,10 @@ func Rebase(repo *Repo, p *Proposed) (*Rebased, error) {
 		if m, ok := mode[c.Path]; ok {
 			c.After.Mode = m
 		}
-		if err := base.CheckNew(c.Path, c.After.Bytes); err != nil {
-			return nil, err
-		}
+	}
+	// git's forms: the blob git stores, the bytes its checkout writes.
+	if changes, _, err = base.Convert(changes); err != nil {
+		return nil, err
 	}
 	if len(changes) == 0 {
 		return out, nil

@@ -112,9 +112,10 @@ func Revert(repo *Repo, commit string) (*Proposed, error) {
 		if want := before[c.Path]; want != nil {
 			c.After.Mode = want.Mode
 		}
-		if err := base.CheckNew(c.Path, c.After.Bytes); err != nil {
-			return nil, err
-		}
+	}
+	// git's forms: the blob git stores, the bytes its checkout writes.
+	if changes, _, err = base.Convert(changes); err != nil {
+		return nil, err
 	}
 	if len(changes) == 0 {
 		return &Proposed{Format: "revert"}, nil

@@ -58,6 +58,12 @@ func stage(r *gitstage.Repo, base *gitstage.Base, set *changeset.Set, runTrailer
 				}
 				rec.Commit, changed = p.Commit, true
 			}
+			if co := gitstage.CheckoutOf(p); !gitstage.SameCheckout(rec.Checkout, co) {
+				// The same commit, checked out otherwise now (the line
+				// endings or a filter changed in git's configuration):
+				// the record holds what this preview shows.
+				rec.Checkout, changed = co, true
+			}
 			if rec.Branch != set.Branch {
 				// Proposed again from another branch at the same base:
 				// it applies where the human is now.

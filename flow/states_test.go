@@ -393,13 +393,62 @@ func TestStateMergeInProgressIsRefused(t *testing.T) {
 	sameTree(t, "the repository", before, snapshot(t, g.Dir))
 }
 
-func TestStateAutocrlfIsRefused(t *testing.T) {
-	g := stateRepo(t)
-	g.Git("config", "core.autocrlf", "true")
-	refused(t, g, stateChange, refusal.Unsupported, "core.autocrlf")
+// convertedApply proposes input and applies it, then takes git as the
+// witness: HEAD is the proposal commit, each path's blob in HEAD and bytes
+// on disk are the ones wanted (git add's and git checkout's), git status
+// is clean and git fsck --strict too.
+func convertedApply(t *testing.T, g *gittest.Repo, input string, blobs, disk map[string]string) *flow.Proposed {
+	t.Helper()
+	r := openRepo(t, g.Dir)
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(input), Goal: "converted", Allow: []string{"**"}})
+	if err != nil {
+		t.Fatalf("propose: %v", err)
+	}
+	if _, err := flow.Apply(flow.FromGit(r), p, consent.Options{}); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	if h := g.Git("rev-parse", "HEAD"); h != p.Proposal.Commit {
+		t.Errorf("HEAD = %s, want the proposal commit %s", h, p.Proposal.Commit)
+	}
+	for path, want := range blobs {
+		if got := g.Git("cat-file", "blob", "HEAD:"+path); got != strings.TrimSuffix(want, "\n") {
+			t.Errorf("the blob of %s in HEAD = %q, want %q", path, got, want)
+		}
+	}
+	for path, want := range disk {
+		if got := g.Read(path); got != want {
+			t.Errorf("%s on disk = %q, want %q", path, got, want)
+		}
+	}
+	g.Clean()
+	if w, h := g.Git("write-tree"), g.Git("rev-parse", "HEAD^{tree}"); w != h {
+		t.Errorf("git write-tree = %s, want HEAD^{tree} %s: the index does not match HEAD", w, h)
+	}
+	return p
 }
 
-func TestStateAttributesEOLIsRefused(t *testing.T) {
+// TestStateAutocrlf: with core.autocrlf=true (Git for Windows' default) a
+// proposal applies as git does: LF in the blobs, CRLF on disk.
+func TestStateAutocrlf(t *testing.T) {
+	g := stateRepo(t)
+	g.Git("config", "core.autocrlf", "true")
+	g.Git("rm", "-q", "--cached", "-r", ".")
+	g.Git("reset", "-q", "--hard")
+	if g.Read("a.nika.yaml") != "nika: a1\r\n" || g.Git("status", "--porcelain") != "" {
+		t.Fatalf("the checkout is not CRLF and clean: %q", g.Read("a.nika.yaml"))
+	}
+	p := convertedApply(t, g, stateChange,
+		map[string]string{"a.nika.yaml": "nika: a2\n", "sub/new.nika.yaml": "nika: new\n"},
+		map[string]string{"a.nika.yaml": "nika: a2\r\n", "sub/new.nika.yaml": "nika: new\r\n"})
+	for _, c := range p.Proposal.Set.Changes {
+		if c.After.Disk == nil || c.After.Disk.Conv.EOL != "crlf" || c.After.Disk.Conv.EOLFrom != "core.autocrlf=true" {
+			t.Errorf("%s: the after side does not name its conversion: %+v", c.Path, c.After.Disk)
+		}
+	}
+}
+
+// TestStateAttributesEOL: under "* text eol=crlf", as in a fresh clone.
+func TestStateAttributesEOL(t *testing.T) {
 	g := stateRepo(t)
 	g.Write(".gitattributes", "* text eol=crlf\n")
 	g.Commit("attributes")
@@ -410,43 +459,27 @@ func TestStateAttributesEOLIsRefused(t *testing.T) {
 	if g.Read("a.nika.yaml") != "nika: a1\r\n" || g.Git("status", "--porcelain") != "" {
 		t.Fatalf("the checkout is not CRLF and clean: %q", g.Read("a.nika.yaml"))
 	}
-	t.Run("a create", func(t *testing.T) {
-		refused(t, g, "```yaml path=sub/new.nika.yaml\nnika: new\n```\n", refusal.Unsupported, "CRLF")
-	})
-	t.Run("an update", func(t *testing.T) {
-		before := snapshot(t, g.Dir)
-		r := openRepo(t, g.Dir)
-		_, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte(stateChange)})
-		if err == nil {
-			t.Fatal("accepted an update of a file git converts to CRLF")
-		}
-		sameTree(t, "the repository", before, snapshot(t, g.Dir))
-		t.Logf("refused: %s: %v", refusal.ClassOf(err), err)
-		if refusal.ClassOf(err) == refusal.Dirty {
-			t.Fatal("a clean file under eol=crlf is refused as Dirty (\"uncommitted changes\") though git status is clean; the refusal should be Unsupported and name the attribute")
-		}
-		if c := refusal.ClassOf(err); c != refusal.Unsupported || !strings.Contains(err.Error(), "CRLF") {
-			t.Errorf("refusal = %s %v, want Unsupported naming CRLF", c, err)
-		}
-	})
+	convertedApply(t, g, stateChange,
+		map[string]string{"a.nika.yaml": "nika: a2\n", "sub/new.nika.yaml": "nika: new\n"},
+		map[string]string{"a.nika.yaml": "nika: a2\r\n", "sub/new.nika.yaml": "nika: new\r\n"})
 }
 
-func TestStateAttributesFilter(t *testing.T) {
+// TestStateAttributesFilterMissing: a filter attribute whose driver git's
+// configuration does not define passes the bytes through, as in git.
+func TestStateAttributesFilterMissing(t *testing.T) {
 	g := stateRepo(t)
-	g.Write(".gitattributes", "*.bin filter=lfs diff=lfs merge=lfs -text\n")
+	g.Write(".gitattributes", "*.bin filter=nothere -text\n")
 	g.Commit("attributes")
-	t.Run("a path under the filter is refused", func(t *testing.T) {
-		refused(t, g, "```text path=data.bin\nbytes\n```\n", refusal.Unsupported, "filter")
-	})
-	t.Run("other paths work", func(t *testing.T) {
-		works(t, g)
-	})
+	convertedApply(t, g, "```text path=data.bin\nbytes\n```\n",
+		map[string]string{"data.bin": "bytes\n"}, map[string]string{"data.bin": "bytes\n"})
+	works(t, g)
 }
 
-// TestStateFilteredFileIsRefused commits a file under a filter that git
-// runs (its smudged bytes on disk differ from the blob while git status is
-// clean, as with a real LFS checkout) and proposes an update of it.
-func TestStateFilteredFileIsRefused(t *testing.T) {
+// TestStateFilteredFile commits a file under a filter that git runs (its
+// smudged bytes on disk differ from the blob while git status is clean)
+// and proposes an update of it: the blob is the clean filter's output,
+// the disk the smudge filter's, as git add and git checkout make them.
+func TestStateFilteredFile(t *testing.T) {
 	g := stateRepo(t)
 	g.Git("config", "filter.up.clean", "tr A-Z a-z")
 	g.Git("config", "filter.up.smudge", "tr a-z A-Z")
@@ -458,20 +491,8 @@ func TestStateFilteredFileIsRefused(t *testing.T) {
 	if g.Read("f.up.nika.yaml") != "NIKA: F1\n" || g.Git("status", "--porcelain") != "" {
 		t.Fatalf("the smudged checkout is not clean: %q", g.Read("f.up.nika.yaml"))
 	}
-	before := snapshot(t, g.Dir)
-	r := openRepo(t, g.Dir)
-	_, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte("```yaml path=f.up.nika.yaml\nnika: f2\n```\n")})
-	if err == nil {
-		t.Fatal("accepted an update of a filtered file")
-	}
-	sameTree(t, "the repository", before, snapshot(t, g.Dir))
-	t.Logf("refused: %s: %v", refusal.ClassOf(err), err)
-	if refusal.ClassOf(err) == refusal.Dirty {
-		t.Fatal("a clean file under a filter is refused as Dirty (\"uncommitted changes\") though git status is clean; the refusal should be Unsupported and name the filter")
-	}
-	if c := refusal.ClassOf(err); c != refusal.Unsupported || !strings.Contains(err.Error(), "filter") {
-		t.Errorf("refusal = %s %v, want Unsupported naming the filter", c, err)
-	}
+	convertedApply(t, g, "```yaml path=f.up.nika.yaml\nNIKA: F2\n```\n",
+		map[string]string{"f.up.nika.yaml": "nika: f2\n"}, map[string]string{"f.up.nika.yaml": "NIKA: F2\n"})
 }
 
 func TestStateFilemodeFalse(t *testing.T) {
@@ -559,4 +580,83 @@ func TestStateRacyTimestamp(t *testing.T) {
 		g.Git("checkout", "--", "a.nika.yaml")
 		g.Clean()
 	}
+}
+
+// TestStateWorkingTreeEncoding: under working-tree-encoding=UTF-16 the
+// blob is UTF-8 and the disk what git checkout writes (UTF-16 with a
+// BOM); a fresh checkout by git writes the same bytes nika wrote.
+func TestStateWorkingTreeEncoding(t *testing.T) {
+	g := stateRepo(t)
+	g.Write(".gitattributes", "*.u16 working-tree-encoding=UTF-16\n")
+	g.Write("w.u16", string([]byte{0xff, 0xfe, 'a', 0, '\n', 0}))
+	g.Commit("utf-16")
+	if got := g.Git("cat-file", "blob", "HEAD:w.u16"); got != "a" {
+		t.Fatalf("the blob is not UTF-8: %q", got)
+	}
+	p := convertedApply(t, g, "```text path=w.u16\nb\n```\n```text path=n.u16\nnew\n```\n",
+		map[string]string{"w.u16": "b\n", "n.u16": "new\n"}, nil)
+	nika := map[string]string{"w.u16": g.Read("w.u16"), "n.u16": g.Read("n.u16")}
+	for path, b := range nika {
+		if !strings.HasPrefix(b, "\xff\xfe") && !strings.HasPrefix(b, "\xfe\xff") {
+			t.Errorf("%s on disk has no BOM: %q", path, b)
+		}
+		os.Remove(filepath.Join(g.Dir, path))
+		g.Git("checkout", "--", path)
+		if got := g.Read(path); got != b {
+			t.Errorf("%s: git checkout writes %q, nika wrote %q", path, got, b)
+		}
+	}
+	for _, c := range p.Proposal.Set.Changes {
+		if c.After.Disk == nil || c.After.Disk.Conv.Encoding != "UTF-16" {
+			t.Errorf("%s: the conversion is not named: %+v", c.Path, c.After.Disk)
+		}
+	}
+}
+
+// TestStateAttributesChangeRefused: a proposal that changes .gitattributes
+// so that another path it writes converts otherwise is refused, with
+// nothing written; one that changes it harmlessly applies.
+func TestStateAttributesChangeRefused(t *testing.T) {
+	g := stateRepo(t)
+	refused(t, g, "```text path=.gitattributes\n*.nika.yaml text eol=crlf\n```\n"+stateChange, refusal.Unsupported, "changes how git converts")
+	r := openRepo(t, g.Dir)
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte("```text path=.gitattributes\n*.bin -text\n```\n" + stateChange), Allow: []string{"**"}})
+	if err != nil {
+		t.Fatalf("a harmless .gitattributes change: %v", err)
+	}
+	if _, err := flow.Apply(flow.FromGit(r), p, consent.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	g.Clean()
+}
+
+// TestStateAutocrlfInPart: a proposal taken in part (one hunk of two) on
+// a path git converts: the derived proposal's disk form is git's checkout
+// of its blob, and it applies as git would.
+func TestStateAutocrlfInPart(t *testing.T) {
+	g := stateRepo(t)
+	g.Git("config", "core.autocrlf", "true")
+	g.Write("long.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n")
+	g.Commit("long")
+	g.Git("rm", "-q", "--cached", "-r", ".")
+	g.Git("reset", "-q", "--hard")
+	r := openRepo(t, g.Dir)
+	p, err := flow.Propose(flow.FromGit(r), flow.ProposeInput{Input: []byte("```text path=long.txt\none\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\ntwelve\n```\n"), Allow: []string{"**"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := flow.Derive(flow.FromGit(r), p, flow.Choice{Drop: []flow.HunkRef{{Path: "long.txt", N: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := flow.Apply(flow.FromGit(r), part, consent.Options{}); err != nil {
+		t.Fatalf("apply the part: %v", err)
+	}
+	if got := g.Git("cat-file", "blob", "HEAD:long.txt"); got != "one\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12" {
+		t.Errorf("blob %q", got)
+	}
+	if got := g.Read("long.txt"); got != "one\r\n2\r\n3\r\n4\r\n5\r\n6\r\n7\r\n8\r\n9\r\n10\r\n11\r\n12\r\n" {
+		t.Errorf("disk %q", got)
+	}
+	g.Clean()
 }

@@ -84,6 +84,11 @@ func Derive(repo *Repo, p *Proposed, ch Choice) (*Proposed, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A file taken in part has new bytes in git's form: its disk form
+	// is git's checkout of them.
+	if err := base.DiskForms(keep); err != nil {
+		return nil, err
+	}
 	set := p.Proposal.Set
 	set.Changes = keep
 	set.Generation = 0

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/gitstage/convert"
 	"github.com/nika-dev/nika/refusal"
 )
 
@@ -23,9 +24,11 @@ type Base struct {
 	Head  Head
 	trees map[string]*object.Tree // dir path ("" is the root) -> tree
 	index *IndexSnapshot
-	attrs *attributes
-	crlf  string // core.autocrlf
-	fmode bool   // core.filemode
+	fmode bool // core.filemode
+	// conv converts between the working tree and git (checkout.go), made
+	// on first use; conved is what Entry learned of each converted file.
+	conv   *convert.Converter
+	conved map[string]*convEntry
 }
 
 // OpenBase reads HEAD, its root tree and the index.
@@ -48,10 +51,7 @@ func (r *Repo) OpenBase() (*Base, error) {
 	if err := r.InProgress(); err != nil {
 		return nil, err
 	}
-	b.crlf, _ = r.Config.Get("core.autocrlf")
-	b.crlf = strings.ToLower(b.crlf)
 	b.fmode = r.Config.Bool("core.filemode", true)
-	b.attrs = newAttributes(r, b)
 	return b, nil
 }
 
@@ -176,59 +176,21 @@ func (b *Base) Entry(p changeset.Path) (changeset.Entry, error) {
 	if err != nil {
 		return changeset.Entry{}, ioRefusal("read "+q, err)
 	}
-	if err := b.checkFilters(ps, data); err != nil {
+	edit, clean, err := b.cleanEntry(ps, &te.Hash, data)
+	if err != nil {
 		return changeset.Entry{}, err
 	}
-	if BlobHash(data) != te.Hash {
+	if !clean {
 		return changeset.Entry{}, dirty("the file on disk differs from HEAD")
 	}
 	if b.fmode && (fi.Mode()&0o111 != 0) != (te.Mode == filemode.Executable) {
 		return changeset.Entry{}, dirty("its executable bit changed on disk")
 	}
-	if err := b.checkFilters(ps, data); err != nil {
-		return changeset.Entry{}, err
+	e := changeset.Entry{Kind: changeset.File, Mode: modeOf(te.Mode), Blob: te.Hash.String(), Bytes: edit}
+	if ce := b.conved[ps]; ce != nil && !ce.plan.Filters() && !bytes.Equal(ce.disk, ce.blob) {
+		e.WorkTree = ce.disk
 	}
-	return changeset.Entry{Kind: changeset.File, Mode: modeOf(te.Mode), Blob: te.Hash.String(), Bytes: data}, nil
-}
-
-// CheckNew refuses new bytes that git would convert at checkout or add,
-// which would break preview == apply == commit.
-func (b *Base) CheckNew(p changeset.Path, after []byte) error {
-	return b.checkFilters(string(p), after)
-}
-
-func (b *Base) checkFilters(p string, data []byte) error {
-	q := changeset.Quote(p)
-	if b.crlf == "true" || b.crlf == "input" {
-		return refusal.New(refusal.Unsupported, "set git config core.autocrlf false in this repository",
-			"%s would be converted by core.autocrlf=%s, so its bytes on disk could differ from the commit", q, b.crlf)
-	}
-	a := b.attrs.lookup(p)
-	for _, k := range []string{"filter", "ident", "working-tree-encoding"} {
-		if v, ok := a[k]; ok && v != "false" && v != "unset" {
-			return refusal.New(refusal.Unsupported, "edit it by hand, or remove the attribute",
-				"%s is under the git attribute %s (%s), which nika does not run", q, k, v)
-		}
-	}
-	text := a["text"]
-	eol := a["eol"]
-	if crlf, ok := a["crlf"]; ok && text == "" {
-		text = crlf
-	}
-	if eol == "crlf" || (text != "" && text != "false" && text != "unset" && coreEOL(b.r) == "crlf") {
-		return refusal.New(refusal.Unsupported, "remove the eol attribute for it, or edit it by hand",
-			"%s is checked out with CRLF line endings by git attributes, so its bytes on disk would differ from the commit", q)
-	}
-	if text != "" && text != "false" && text != "unset" && bytes.Contains(data, []byte("\r\n")) {
-		return refusal.New(refusal.Unsupported, "convert the line endings to LF, or mark the file -text in .gitattributes",
-			"%s holds CRLF line endings but git normalizes it as text, so the commit would differ from the preview", q)
-	}
-	return nil
-}
-
-func coreEOL(r *Repo) string {
-	v, _ := r.Config.Get("core.eol")
-	return strings.ToLower(v)
+	return e, nil
 }
 
 func isNotDir(err error) bool {

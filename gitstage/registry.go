@@ -44,6 +44,10 @@ type Record struct {
 	// Feedback is what the human said about the proposal and how part of
 	// it was taken, kept for the model; nil when there is none.
 	Feedback *Feedback `json:"feedback,omitempty"`
+	// Checkout is the disk form of each side that git converts between
+	// the working tree and the commit (line endings, an encoding, a
+	// filter), as the preview showed it (checkout_record.go).
+	Checkout []CheckoutSide `json:"checkout,omitempty"`
 }
 
 // Feedback is the human's word on a proposal, kept small: the comments
@@ -85,7 +89,7 @@ func (r *Repo) registryDir() string { return filepath.Join(r.NikaDir(), "proposa
 
 // Register records a new pending proposal.
 func (r *Repo) Register(p *changeset.Proposal, notes json.RawMessage) (*Record, error) {
-	rec := &Record{ID: p.ID, Commit: p.Commit, Base: p.Set.Base, Branch: p.Set.Branch, Goal: p.Set.Goal, State: Pending, Created: time.Now().Unix(), Notes: notes}
+	rec := &Record{ID: p.ID, Commit: p.Commit, Base: p.Set.Base, Branch: p.Set.Branch, Goal: p.Set.Goal, State: Pending, Created: time.Now().Unix(), Notes: notes, Checkout: CheckoutOf(p)}
 	if old, err := r.readRecord(p.ID); err == nil {
 		// The same proposal again: the id binds the same bytes and base.
 		// Keep its state; a consumed proposal stays consumed.

@@ -142,6 +142,7 @@ func Human(w io.Writer, in Input, opt Options) error {
 			}
 			p.linef("", "  %-6s  %-10s  %-12s → %-12s  %s%s", c.Kind, c.Class, before, after, pathText(c), flag)
 			p.linef("", "  %-6s  %-10s  %s → %s", "", "witness", wb, wa)
+			p.checkoutRows(c)
 		}
 	}
 	hiddenRows(p, changes)
@@ -156,6 +157,9 @@ func Human(w io.Writer, in Input, opt Options) error {
 	for _, c := range changes {
 		p.line("", "")
 		if err := p.change(c); err != nil {
+			return err
+		}
+		if err := p.diskBody(c); err != nil {
 			return err
 		}
 	}
@@ -208,6 +212,9 @@ func check(pr *changeset.Proposal) ([]changeset.Change, error) {
 		for _, sd := range []*changeset.Side{c.Before, c.After} {
 			if sd != nil && changeset.WitnessOf(sd.Bytes) != sd.Witness {
 				return nil, fmt.Errorf("%w: %s: witness %s is not the blake3 of the bytes", ErrInconsistent, q, sd.Witness)
+			}
+			if sd != nil && sd.Disk != nil && sd.Disk.Bytes != nil && changeset.WitnessOf(sd.Disk.Bytes) != sd.Disk.Witness {
+				return nil, fmt.Errorf("%w: %s: witness %s is not the blake3 of the bytes on disk", ErrInconsistent, q, sd.Disk.Witness)
 			}
 		}
 	}
@@ -335,11 +342,18 @@ func (p *printer) change(c changeset.Change) error {
 			return fmt.Errorf("%w: %s: %v", ErrInconsistent, changeset.Quote(string(c.Path)), err)
 		}
 	}
+	return p.hunks(c, hs, fromName, toName, true)
+}
+
+// hunks prints a change's hunks under its --- and +++ lines.
+func (p *printer) hunks(c changeset.Change, hs []hunk, fromName, toName string, labels bool) error {
 	if len(hs) == 0 {
 		if c.Kind == changeset.Create || c.Kind == changeset.Delete {
 			p.line("", `\ empty file (0 bytes)`)
 		}
-		p.line("", `\ `+hunkLabel(c, 0))
+		if labels {
+			p.line("", `\ `+hunkLabel(c, 0))
+		}
 		return nil
 	}
 	p.linef(cBold, "--- %s", fromName)
@@ -360,7 +374,11 @@ func (p *printer) change(c changeset.Change) error {
 			flagged, plural(flagged, "line has", "lines have"), total)
 	}
 	for i, h := range hs {
-		p.line(cCyan, h.Header()+" "+hunkLabel(c, i))
+		if labels {
+			p.line(cCyan, h.Header()+" "+hunkLabel(c, i))
+		} else {
+			p.line(cCyan, h.Header())
+		}
 		var run escapedRun
 		for _, l := range h.Lines {
 			p.diffLine(l, &run)

@@ -21,8 +21,8 @@ import (
 //	 "goal":"...",
 //	 "run":null|{"workflow","vars":{},"max_cost_usd"},
 //	 "changes":[{"kind","path","from"(moves only),"class",
-//	             "before":null|{"blob","witness","mode"},
-//	             "after":null|{"blob","witness","mode"},
+//	             "before":null|{"blob","witness","mode","disk"(converted paths only)},
+//	             "after":null|{"blob","witness","mode","disk"(converted paths only)},
 //	             "hunks":[{"n","whole","old_start","old_lines","new_start","new_lines"}]}],   sorted by path
 //	 "unchanged":["path",...],
 //	 "audits":[{"path","kind":"workflow"|"project","clean",
@@ -167,13 +167,28 @@ type jsonSide struct {
 	Blob    string `json:"blob"`
 	Witness string `json:"witness"`
 	Mode    string `json:"mode"`
+	// Disk is the side on disk, present only when git converts the path
+	// between the working tree and the commit.
+	Disk *jsonDisk `json:"disk,omitempty"`
+}
+
+// jsonDisk is a side's bytes on disk: their witness, what converts them,
+// and what git would warn about on the way.
+type jsonDisk struct {
+	Witness    string               `json:"witness"`
+	Conversion changeset.Conversion `json:"conversion"`
+	Warnings   []string             `json:"warnings"`
 }
 
 func jsonSideOf(s *changeset.Side) *jsonSide {
 	if s == nil {
 		return nil
 	}
-	return &jsonSide{Blob: s.Blob, Witness: s.Witness.String(), Mode: s.Mode.String()}
+	j := &jsonSide{Blob: s.Blob, Witness: s.Witness.String(), Mode: s.Mode.String()}
+	if d := s.Disk; d != nil {
+		j.Disk = &jsonDisk{Witness: d.Witness.String(), Conversion: d.Conv, Warnings: append([]string{}, d.Warnings...)}
+	}
+	return j
 }
 
 type jsonAudit struct {
