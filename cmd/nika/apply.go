@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/refusal"
+	"github.com/nika-dev/nika/terminal"
 )
 
 func (d *door) applyCommand() *cli.Command {
@@ -49,13 +49,13 @@ func (d *door) apply(c *cli.Context) error {
 		return err
 	}
 	// No terminal, no question: refused before a derived proposal is staged.
-	f, err := openTTY()
+	t, err := terminal.Open()
 	if err != nil {
 		return refusal.New(refusal.NoConsent,
 			fmt.Sprintf("run nika apply %s in a terminal and type yes; consent is never read from a pipe or a flag", short(p.ID())),
 			"no terminal to ask for consent (%v) · nothing was applied", err)
 	}
-	defer f.Close()
+	defer t.Close()
 	if !ch.Empty() {
 		sub, err := flow.Derive(r, p, ch)
 		if err != nil {
@@ -69,18 +69,18 @@ func (d *door) apply(c *cli.Context) error {
 		}
 		p = sub
 	}
-	return d.consentOn(r, p, newTerminal(f))
+	return d.consentOn(r, p, t)
 }
 
 // consentOn draws p's preview on the terminal, asks for yes there (the one
-// consent reader, terminal.answer), and applies p on yes or discards it on
+// consent reader, terminal.Answer), and applies p on yes or discards it on
 // any other answer. nika apply and nika review both end here.
-func (d *door) consentOn(r *flow.Repo, p *flow.Proposed, t *terminal) error {
+func (d *door) consentOn(r *flow.Repo, p *flow.Proposed, t *terminal.Terminal) error {
 	if err := d.drawOn(t, p); err != nil {
 		return err
 	}
-	line, err := t.answer(fmt.Sprintf("Apply proposal %s to %s? Type yes to apply; anything else discards it: ", short(p.ID()), preview.Escape(p.Branch())))
-	if errors.Is(err, errNoAnswer) {
+	line, err := t.Answer(fmt.Sprintf("Apply proposal %s to %s? Type yes to apply; anything else discards it: ", short(p.ID()), preview.Escape(p.Branch())))
+	if errors.Is(err, terminal.ErrNoAnswer) {
 		if d.json {
 			d.code = refusal.Code(refusal.NoConsent)
 			return d.writeJSON(declinedJSON{Type: "declined", ID: p.ID(), Discarded: false})
@@ -122,12 +122,12 @@ func (d *door) consentOn(r *flow.Repo, p *flow.Proposed, t *terminal) error {
 // is taller than the terminal. With stdout on the same terminal and no
 // --json, that is the whole of it; otherwise stdout gets only the result
 // (docs/json.md, "apply and its terminal").
-func (d *door) drawOn(t *terminal, p *flow.Proposed) error {
-	out, err := d.humanPreview(p, d.colorFor(t.f))
+func (d *door) drawOn(t *terminal.Terminal, p *flow.Proposed) error {
+	out, err := d.humanPreview(p, d.colorFor(t.File()))
 	if err != nil {
 		return err
 	}
-	return d.pageTo(t.f, out)
+	return d.pageTo(t.File(), out)
 }
 
 func (d *door) humanPreview(p *flow.Proposed, colorOn bool) ([]byte, error) {
@@ -161,9 +161,9 @@ func (d *door) afterApply(r *flow.Repo, p *flow.Proposed, acc *flow.Accepted) er
 	if run := flow.RunOf(p); run != nil {
 		var echo io.Writer
 		if !d.json {
-			echo = newEscapingWriter(d.stdout)
+			echo = terminal.EscapingWriter(d.stdout)
 		}
-		rr := flow.CarryRun(r, *run, v.Clean(), flow.RunIO{Echo: echo, Err: newEscapingWriter(d.stderr),
+		rr := flow.CarryRun(r, *run, v.Clean(), flow.RunIO{Echo: echo, Err: terminal.EscapingWriter(d.stderr),
 			Started: func(argv []string) { d.say("run requested: %s\n", escape(strings.Join(argv, " "))) }})
 		out.Run = d.runResult(*run, rr)
 	}
@@ -202,36 +202,4 @@ func (d *door) say(format string, args ...any) {
 	if !d.json {
 		fmt.Fprintf(d.stdout, format, args...)
 	}
-}
-
-// escapingWriter passes output that came from outside nika (a runner's, a
-// hook's) through the one escaper before it reaches a terminal; to a file
-// or a pipe it passes the bytes as they are. A character split across two
-// writes is held until it is whole.
-type escapingWriter struct {
-	w    io.Writer
-	tail *[]byte
-}
-
-func newEscapingWriter(w io.Writer) escapingWriter { return escapingWriter{w: w, tail: new([]byte)} }
-
-func (e escapingWriter) Write(b []byte) (int, error) {
-	if !isTerminal(e.w) {
-		return e.w.Write(b)
-	}
-	s := append(*e.tail, b...)
-	cut := len(s)
-	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(s[i]) {
-			if !utf8.FullRune(s[i:]) {
-				cut = i
-			}
-			break
-		}
-	}
-	*e.tail = append((*e.tail)[:0], s[cut:]...)
-	if _, err := io.WriteString(e.w, preview.EscapeText(string(s[:cut]))); err != nil {
-		return 0, err
-	}
-	return len(b), nil
 }

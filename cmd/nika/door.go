@@ -9,13 +9,13 @@ import (
 	"strings"
 
 	"github.com/fatih/color"
-	"github.com/mattn/go-isatty"
 	"golang.org/x/sys/unix"
 
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/hostpath"
 	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/refusal"
+	"github.com/nika-dev/nika/terminal"
 )
 
 // door is one run of the CLI: its streams, the global options, and the
@@ -80,51 +80,37 @@ func fileHeadroom() error {
 	return nil
 }
 
-// isTerminal reports whether w is a terminal.
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
-}
-
-// colorFor decides colour for one stream as git does: --color, then
-// NIKA_COLOR, then git config color.nika and color.ui (always or never; auto
-// and true defer), then NO_COLOR, then whether the stream is a terminal.
-func (d *door) colorFor(w io.Writer) bool {
-	switch d.color {
-	case "always":
-		return true
-	case "never":
-		return false
-	}
-	switch os.Getenv("NIKA_COLOR") {
-	case "always":
-		return true
-	case "never":
-		return false
-	}
-	if d.repo != nil {
-	config:
-		for _, key := range []string{"color.nika", "color.ui"} {
-			v, ok := d.repo.Config(key)
-			if !ok {
-				continue
-			}
-			switch strings.ToLower(v) {
-			case "always":
-				return true
-			case "never", "false", "no", "off", "0":
-				return false
-			}
-			break config // auto, true: decide by the terminal
-		}
-	}
-	if v, ok := os.LookupEnv("NO_COLOR"); ok && v != "" {
-		return false
-	}
-	return isTerminal(w)
-}
+// colorFor decides colour for one stream as git does (terminal.Color):
+// --color, NIKA_COLOR, the repository's color.nika and color.ui, NO_COLOR,
+// a terminal.
+func (d *door) colorFor(w io.Writer) bool { return terminal.Color(w, d.color, d.config()) }
 
 func (d *door) colorOn() bool { return d.colorFor(d.stdout) }
+
+// config reads the repository's git config; nil before a verb opened one.
+func (d *door) config() func(key string) (string, bool) {
+	if d.repo == nil {
+		return nil
+	}
+	return d.repo.Config
+}
+
+// page writes out to stdout, through the pager when stdout is a terminal
+// and out is taller than it, the way git does (terminal.Pager).
+func (d *door) page(out []byte) error {
+	f, ok := d.stdout.(*os.File)
+	if !ok || d.json || !terminal.IsTerminal(f) {
+		_, err := d.stdout.Write(out)
+		return err
+	}
+	return d.pageTo(f, out)
+}
+
+// pageTo writes out to the terminal f, through the pager when out is taller
+// than the terminal and no option turned the pager off.
+func (d *door) pageTo(f *os.File, out []byte) error {
+	return terminal.Page(f, out, terminal.Pager(d.noPager, d.config()), d.stderr)
+}
 
 // writeJSON prints one JSON object and a newline.
 func (d *door) writeJSON(v any) error {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nika-dev/nika/refusal"
 	"github.com/nika-dev/nika/session"
@@ -111,18 +110,5 @@ func TestManPagesFresh(t *testing.T) {
 		if string(got) != want {
 			t.Errorf("%s is stale: the command tree changed (go test ./cmd/nika -run TestManPages -update)", path)
 		}
-	}
-}
-
-// TestTerminalDocStatesTheBurstGap: docs/terminal.md says how a burst is
-// told from typing, with the number the reader uses.
-func TestTerminalDocStatesTheBurstGap(t *testing.T) {
-	b, err := os.ReadFile("../../docs/terminal.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := strconv.Itoa(int(burstGap/time.Millisecond)) + " ms"
-	if !strings.Contains(string(b), want) {
-		t.Errorf("docs/terminal.md does not state the burst gap, %s", want)
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/refusal"
+	"github.com/nika-dev/nika/terminal"
 )
 
 // mcpMaxText is the largest text propose and check read: the CLI's
@@ -95,7 +96,7 @@ func (d *door) mcp(c *cli.Context) error {
 		dir = abs
 	}
 	d.json = true
-	if isTerminal(d.stdin) {
+	if terminal.IsTerminal(d.stdin) {
 		fmt.Fprintln(d.stderr, "nika mcp speaks the Model Context Protocol on stdin and stdout: an agent host starts it (see docs/agents.md); end it with Ctrl-D")
 	}
 	s := &mcpServer{d: d, dir: dir, allow: c.StringSlice("allow"), tools: map[string]bool{}}

@@ -9,6 +9,7 @@ import (
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/refusal"
 	"github.com/nika-dev/nika/review"
+	"github.com/nika-dev/nika/terminal"
 )
 
 func (d *door) reviewCommand() *cli.Command {
@@ -35,23 +36,22 @@ func (d *door) review(c *cli.Context) error {
 	if err := flow.Ready(r, p); err != nil {
 		return err
 	}
-	f, err := openTTY()
+	t, err := terminal.Open()
 	if err != nil {
 		return refusal.New(refusal.NoConsent,
 			fmt.Sprintf("run nika review %s in a terminal", short(p.ID())),
 			"no terminal to review on (%v) · nothing was decided", err)
 	}
-	defer f.Close()
+	defer t.Close()
 	in, err := review.InputOf(p)
 	if err != nil {
 		return err
 	}
-	in.Color = d.colorFor(f)
-	res, err := review.Run(f, in)
+	in.Color = d.colorFor(t.File())
+	res, err := review.Run(t.File(), in)
 	if err != nil {
 		return err
 	}
-	t := newTerminal(f)
 	switch res.Decision {
 	case review.Discard:
 		kinds, err := flow.SaveComments(r, p, res.FlowComments())

@@ -22,6 +22,7 @@ import (
 	"github.com/nika-dev/nika/session"
 	"github.com/nika-dev/nika/session/intelligence"
 	"github.com/nika-dev/nika/session/project"
+	"github.com/nika-dev/nika/terminal"
 )
 
 // bare is `nika` with no verb.
@@ -33,15 +34,10 @@ func (d *door) bare(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if d.json || !isTerminal(d.stdout) || !isReaderTerminal(d.stdin) {
+	if d.json || !terminal.IsTerminal(d.stdout) || !terminal.IsTerminal(d.stdin) {
 		return d.summary(eng)
 	}
 	return d.terminalSession(eng)
-}
-
-func isReaderTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && isTerminal(f)
 }
 
 func (d *door) openEngine() (*project.Engine, error) {
@@ -108,7 +104,7 @@ func (d *door) carry(eng *project.Engine, m *session.Machine, req session.Outcom
 // the preview escapes its own.
 type termSession struct {
 	d   *door
-	t   *terminal
+	t   *terminal.Terminal
 	eng *project.Engine
 	m   *session.Machine
 }
@@ -127,12 +123,11 @@ func (s *termSession) text(t string) {
 func escapeText(t string) string { return preview.EscapeText(t) }
 
 func (d *door) terminalSession(eng *project.Engine) error {
-	f, err := openTTY()
+	t, err := terminal.Open()
 	if err != nil {
 		return d.summary(eng)
 	}
-	defer f.Close()
-	t := newTerminal(f)
+	defer t.Close()
 	home, _ := os.UserHomeDir()
 	choice, kept, err := intelligence.Load(home)
 	if err != nil {
@@ -151,7 +146,7 @@ func (d *door) terminalSession(eng *project.Engine) error {
 	io.WriteString(t, escapeText(m.Snapshot().Summary()))
 	s.printf("\nAsk a question, paste a reply or a patch, or type /help. /quit ends the session.\n")
 	for {
-		in, pasted, err := t.input(s.prompt())
+		in, pasted, err := t.Input(s.prompt())
 		if err != nil {
 			break
 		}
@@ -210,7 +205,7 @@ func (s *termSession) collect(first string) (string, bool) {
 		return first, true
 	}
 	for {
-		in, pasted, err := s.t.input("")
+		in, pasted, err := s.t.Input("")
 		if err != nil {
 			return strings.Join(lines, "\n") + "\n", len(lines) > 0
 		}
@@ -248,7 +243,7 @@ func (s *termSession) show(outs []session.Outcome) {
 		case session.Proposal:
 			io.WriteString(s.t, v.Preview)
 			for {
-				line, err := s.t.answer(fmt.Sprintf("Apply proposal %s? Type yes to apply; anything else discards it: ", short(v.ID)))
+				line, err := s.t.Answer(fmt.Sprintf("Apply proposal %s? Type yes to apply; anything else discards it: ", short(v.ID)))
 				if err != nil {
 					s.printf("no answer: proposal %s stays pending\n", short(v.ID))
 					return
@@ -267,7 +262,7 @@ func (s *termSession) show(outs []session.Outcome) {
 			s.printf("applied %s: %s is now at %s (%d file(s))\n", short(v.ID), escape(v.Branch), short(v.Commit), len(v.Paths))
 			io.WriteString(s.t, escapeText(v.Note))
 		case session.RunRequested, session.ResumeRequested:
-			s.show(s.d.carry(s.eng, s.m, v, newEscapingWriter(s.t.f), newEscapingWriter(s.t.f)))
+			s.show(s.d.carry(s.eng, s.m, v, terminal.EscapingWriter(s.t.File()), terminal.EscapingWriter(s.t.File())))
 		case runOutcome:
 			if v.Status == string(flow.Ran) {
 				s.printf("runner exited %d\n", v.Exit)
@@ -277,7 +272,7 @@ func (s *termSession) show(outs []session.Outcome) {
 		case session.GateAsk:
 			s.printf("The run %s waits at task %s: %s\n", escape(v.ID.Trace), escape(v.ID.Task), escape(v.Question))
 			for {
-				line, err := s.t.answer("Your answer: ")
+				line, err := s.t.Answer("Your answer: ")
 				if err != nil {
 					s.printf("no answer: the run stays paused\n")
 					return
@@ -307,10 +302,10 @@ func (s *termSession) show(outs []session.Outcome) {
 // chooseIntelligence asks the human in plain words and keeps the choice.
 // Where the session's data goes is the human's to say: the answers are
 // read like a consent, typed after the question and never pasted.
-func chooseIntelligence(t *terminal, home string) intelligence.Choice {
+func chooseIntelligence(t *terminal.Terminal, home string) intelligence.Choice {
 	census := intelligence.Take(intelligence.LookPath, intelligence.LookupEnv)
 	ask := func(prompt string) (string, error) {
-		line, err := t.answer(escapePrompt(prompt))
+		line, err := t.Answer(escapePrompt(prompt))
 		if err != nil {
 			return "", io.EOF
 		}
@@ -334,7 +329,7 @@ func escapePrompt(p string) string { return escapeText(p) }
 
 // serveChoice builds the reasoner, or says why this machine cannot serve
 // the choice and what fixes it. It never replaces the choice.
-func serveChoice(t *terminal, c intelligence.Choice) session.Reasoner {
+func serveChoice(t *terminal.Terminal, c intelligence.Choice) session.Reasoner {
 	r, err := intelligence.Serve(c, intelligence.LookPath, intelligence.LookupEnv)
 	if err != nil {
 		fmt.Fprintf(t, "nika: refused (%s): %s\n", session.ClassOf(err), escape(sessionText(session.Refused(err))))
