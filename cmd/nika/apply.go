@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/refusal"
@@ -184,7 +185,7 @@ func (d *door) runResult(run flow.RunSpec, rr *flow.RunResult) *runJSON {
 	case flow.Withheld:
 		d.say("run of %s withheld: the check after the apply is not clean\n", w)
 	case flow.NotConfigured:
-		j.Command = suggestedRun(run)
+		j.Command = doorwords.SuggestedRun(run)
 		d.say("run requested: no runner is configured (git config nika.runner \"<argv template>\"); to run it:\n  %s\n", preview.Escape(j.Command))
 	case flow.NotStarted:
 		j.Error = d.scrub(rr.Err.Error())

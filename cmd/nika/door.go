@@ -11,6 +11,7 @@ import (
 	"github.com/fatih/color"
 	"golang.org/x/sys/unix"
 
+	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/hostpath"
 	"github.com/nika-dev/nika/preview"
@@ -145,7 +146,7 @@ func (d *door) scrub(s string) string { return d.scrubber().Known(s) }
 // refuse prints a refusal: JSON on stdout with --json, text on stderr
 // otherwise. The fix a library named is worded for the CLI.
 func (d *door) refuse(e *refusal.Error) {
-	text, hint := d.scrub(e.Text), d.scrub(cliHint(e))
+	text, hint := d.scrub(e.Text), d.scrub(doorwords.CLIHint(e))
 	if d.json {
 		_ = d.writeJSON(refusalJSON{Type: "refusal", Class: e.Class, Text: text, Hint: hint, Fix: e.Fix, Exit: refusal.Code(e.Class)})
 		return

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/refusal"
 	"github.com/nika-dev/nika/session"
 )
@@ -42,47 +43,12 @@ func TestDoorsReachTheProjectThroughFlow(t *testing.T) {
 	}
 }
 
-// TestEveryDoorWordsEveryFix: a fix a library names reaches every human in
-// the words of the door they use, with a subject or without one; the
-// session's words (its own commands) and the agent's (its tools) name no
-// CLI flag.
-func TestEveryDoorWordsEveryFix(t *testing.T) {
-	for _, f := range refusal.Fixes() {
-		for _, subject := range []string{"", "0123456789abcdef0123", "docs/a.md"} {
-			if cliFix(f, subject) == "" {
-				t.Errorf("the CLI has no words for the fix %s (subject %q)", f, subject)
-			}
-			if mcpFix(f, subject) == "" {
-				t.Errorf("the MCP door has no words for the fix %s (subject %q)", f, subject)
-			}
-			w := sessionFix(f, subject)
-			if w == "" {
-				t.Errorf("the session has no words for the fix %s (subject %q)", f, subject)
-			}
-			if strings.Contains(w, "--") || flagRE.MatchString(w) {
-				t.Errorf("the session's words for %s name a CLI flag: %q", f, w)
-			}
-		}
-	}
-}
-
-// TestSessionWordsTheFix: a refusal reaches the session's doors (the
-// terminal, the stdio protocol) with its Fix worded by the session, after
-// the library's text and door-neutral hint.
-func TestSessionWordsTheFix(t *testing.T) {
-	r := session.Refused(refusal.New(refusal.NotAllowed, "", "path %q is a supporting file that you did not allow", "docs/a.md").WithFix(refusal.AllowFile, "docs/a.md"))
-	if got, want := sessionText(r), `path "docs/a.md" is a supporting file that you did not allow · /allow docs/a.md allows it for the turns that follow; then paste the reply again`; got != want {
-		t.Errorf("sessionText = %q, want %q", got, want)
-	}
-	r = session.Refused(refusal.New(refusal.Invalid, "give at least 8 hex characters of the id", "%q is not a proposal id", "ab").WithFix(refusal.ListProposals, ""))
-	if got, want := sessionText(r), `"ab" is not a proposal id · give at least 8 hex characters of the id · /pending lists the proposals that wait and their ids`; got != want {
-		t.Errorf("sessionText = %q, want %q", got, want)
-	}
-	if m := outcomeJSON(r); m["text"] != sessionText(r) || m["fix"] != string(refusal.ListProposals) {
+// TestProtocolWordsTheFix: the protocol's refusal carries the session's
+// words for the fix (doorwords.SessionText), and the fix's name.
+func TestProtocolWordsTheFix(t *testing.T) {
+	r := session.Refused(refusal.New(refusal.Invalid, "give at least 8 hex characters of the id", "%q is not a proposal id", "ab").WithFix(refusal.ListProposals, ""))
+	if m := outcomeJSON(r); m["text"] != doorwords.SessionText(r) || m["fix"] != string(refusal.ListProposals) {
 		t.Errorf("the protocol's refusal is %v", m)
-	}
-	if r := (session.Refusal{Class: refusal.Invalid, Text: "bad"}); sessionText(r) != "bad" {
-		t.Errorf("a refusal with no fix is worded %q", sessionText(r))
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/refusal"
 	"github.com/nika-dev/nika/terminal"
@@ -201,7 +202,7 @@ type mcpRefusal struct {
 // toolError is a tool error: isError, the refusal as structured content, and
 // its text rendering.
 func (s *mcpServer) toolError(e *refusal.Error) *mcp.CallToolResult {
-	text, hint := s.d.scrub(e.Text), s.d.scrub(mcpHint(e))
+	text, hint := s.d.scrub(e.Text), s.d.scrub(doorwords.MCPHint(e))
 	out := mcpRefusal{Type: "refusal", Class: e.Class, Text: text, Hint: hint, Fix: e.Fix, Exit: refusal.Code(e.Class)}
 	b, _ := marshalNoHTML(out)
 	rendering := "refused (" + string(e.Class) + "): " + text

@@ -702,29 +702,3 @@ func TestWorldStateSees(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
-
-// TestMCPWordsEveryFix: the MCP door words every refusal.Fix, in an
-// agent's terms: no CLI flag.
-func TestMCPWordsEveryFix(t *testing.T) {
-	for _, f := range refusal.Fixes() {
-		for _, subject := range []string{"", "0123456789abcdef0123", "docs/a.md"} {
-			w := mcpFix(f, subject)
-			if w == "" {
-				t.Errorf("mcpFix(%s) has no words", f)
-			}
-			if flagRE.MatchString(w) {
-				t.Errorf("mcpFix(%s, %q) = %q names a CLI flag", f, subject, w)
-			}
-		}
-	}
-	// the hint is the library's door-neutral words, then the fix in the
-	// agent's: nothing is translated from another door's words
-	e := refusal.New(refusal.NotAllowed, "", "path %q is a supporting file that you did not allow", "docs/a.md").WithFix(refusal.AllowFile, "docs/a.md")
-	if h, want := mcpHint(e), mcpFix(refusal.AllowFile, "docs/a.md"); h != want {
-		t.Errorf("mcpHint = %q, want %q", h, want)
-	}
-	e = refusal.New(refusal.NotFound, "give at least 8 hex characters of the id", "no proposal").WithFix(refusal.ListProposals, "")
-	if h, want := mcpHint(e), "give at least 8 hex characters of the id; "+mcpFix(refusal.ListProposals, ""); h != want {
-		t.Errorf("mcpHint = %q, want %q", h, want)
-	}
-}

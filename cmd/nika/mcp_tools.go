@@ -17,6 +17,7 @@ import (
 
 	"github.com/nika-dev/nika/changeset"
 	"github.com/nika-dev/nika/checker"
+	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/refusal"
@@ -393,7 +394,7 @@ func (s *mcpServer) list(_ context.Context, _ *mcp.CallToolRequest, in mcpListIn
 				it.Ready, it.Apply = true, "nika apply "+short(l.ID)
 			} else {
 				e := asRefusal(err)
-				it.Why = &mcpRefusal{Type: "refusal", Class: e.Class, Text: e.Text, Hint: mcpHint(e), Fix: e.Fix, Exit: refusal.Code(e.Class)}
+				it.Why = &mcpRefusal{Type: "refusal", Class: e.Class, Text: e.Text, Hint: doorwords.MCPHint(e), Fix: e.Fix, Exit: refusal.Code(e.Class)}
 			}
 		}
 		out.Proposals = append(out.Proposals, it)

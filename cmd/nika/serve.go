@@ -27,6 +27,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/refusal"
 	"github.com/nika-dev/nika/session"
 	"github.com/nika-dev/nika/session/intelligence"
@@ -436,7 +437,7 @@ func outcomeJSON(o session.Outcome) map[string]any {
 	_ = dec.Decode(&m)
 	m["type"] = o.Kind()
 	if r, ok := o.(session.Refusal); ok {
-		m["text"] = sessionText(r) // the fix in the session's words
+		m["text"] = doorwords.SessionText(r) // the fix in the session's words
 		m["exit"] = refusal.Code(r.Class)
 	}
 	return m

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/nika-dev/nika/changeset"
+	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/redact"
@@ -82,10 +83,10 @@ func (d *door) carry(eng *project.Engine, m *session.Machine, req session.Outcom
 	switch v := req.(type) {
 	case session.RunRequested:
 		run := flow.RunSpec{Workflow: v.Workflow, Vars: v.Vars, MaxCostUSD: v.MaxCostUSD}
-		rr, command = flow.CarryRun(d.repo, run, true, flow.RunIO{Echo: echo, Err: errw}), suggestedRun(run)
+		rr, command = flow.CarryRun(d.repo, run, true, flow.RunIO{Echo: echo, Err: errw}), doorwords.SuggestedRun(run)
 	case session.ResumeRequested:
 		r := flow.ResumeSpec{Trace: v.ID.Trace, Task: v.ID.Task, Answer: v.Answer}
-		rr, command = flow.CarryResume(d.repo, r, flow.RunIO{Echo: echo, Err: errw}), suggestedResume(r)
+		rr, command = flow.CarryResume(d.repo, r, flow.RunIO{Echo: echo, Err: errw}), doorwords.SuggestedResume(r)
 	default:
 		return nil
 	}
@@ -294,7 +295,7 @@ func (s *termSession) show(outs []session.Outcome) {
 		case session.Builtins, session.Providers, session.LastRun:
 			s.text(o.(session.Texter).Text())
 		case session.Refusal:
-			s.printf("nika: refused (%s): %s\n", v.Class, escape(sessionText(v)))
+			s.printf("nika: refused (%s): %s\n", v.Class, escape(doorwords.SessionText(v)))
 		}
 	}
 }
@@ -332,7 +333,7 @@ func escapePrompt(p string) string { return escapeText(p) }
 func serveChoice(t *terminal.Terminal, c intelligence.Choice) session.Reasoner {
 	r, err := intelligence.Serve(c, intelligence.LookPath, intelligence.LookupEnv)
 	if err != nil {
-		fmt.Fprintf(t, "nika: refused (%s): %s\n", session.ClassOf(err), escape(sessionText(session.Refused(err))))
+		fmt.Fprintf(t, "nika: refused (%s): %s\n", session.ClassOf(err), escape(doorwords.SessionText(session.Refused(err))))
 		fmt.Fprintln(t, "this session goes on without an intelligence until you fix it")
 		return nil
 	}
