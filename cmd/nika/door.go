@@ -135,8 +135,7 @@ func (d *door) scrubber() hostpath.Scrubber {
 	if d.repo == nil {
 		return hostpath.New("", hostpath.Options{})
 	}
-	g := d.repo.Git()
-	return hostpath.New(g.Root, hostpath.Options{Also: []string{g.GitDir, g.CommonDir}})
+	return d.repo.Scrubber()
 }
 
 // scrub rewrites the known host places in machine output (law 7): it is

@@ -156,15 +156,3 @@ func benchCall(b *testing.B, cs *mcp.ClientSession, args map[string]any) {
 		b.Fatalf("propose refused: %s", text(res))
 	}
 }
-
-// BenchmarkMCPRegister is what nika mcp does at start before it reads its
-// first message: the server and its seven tools, whose input and output
-// schemas the SDK infers and resolves.
-func BenchmarkMCPRegister(b *testing.B) {
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		srv := mcp.NewServer(&mcp.Implementation{Name: "nika", Version: "bench"}, &mcp.ServerOptions{Instructions: mcpInstructions})
-		s := &mcpServer{d: &door{}, tools: map[string]bool{}}
-		s.register(srv)
-	}
-}
