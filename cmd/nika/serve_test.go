@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nika-dev/nika/protocol"
 	"github.com/nika-dev/nika/session"
 	"github.com/nika-dev/nika/session/reasoner"
 )
@@ -520,7 +521,7 @@ func TestServeNoRedirect(t *testing.T) {
 func TestServeStrict(t *testing.T) {
 	sessionRepo(t)
 	h := startServe(t)
-	if l := h.hello["limits"].(map[string]any); l["line_bytes"].(float64) != MaxRequest {
+	if l := h.hello["limits"].(map[string]any); l["line_bytes"].(float64) != protocol.MaxRequest {
 		t.Fatalf("limits %v", l)
 	}
 	for _, c := range []struct{ line, class, says string }{
@@ -553,11 +554,11 @@ func TestServeStrict(t *testing.T) {
 		t.Errorf("%v", res)
 	}
 	// a line over the limit: refused, skipped, the session goes on
-	big := `{"call":"turn","text":"` + strings.Repeat("x", MaxRequest) + `"}` + "\n"
+	big := `{"call":"turn","text":"` + strings.Repeat("x", protocol.MaxRequest) + `"}` + "\n"
 	go h.send(big)
 	res := h.read()
 	o := res["outcomes"].([]any)[0].(map[string]any)
-	if o["class"] != "TooLarge" || o["exit"].(float64) != 14 || !strings.Contains(o["text"].(string), fmt.Sprint(MaxRequest)) {
+	if o["class"] != "TooLarge" || o["exit"].(float64) != 14 || !strings.Contains(o["text"].(string), fmt.Sprint(protocol.MaxRequest)) {
 		t.Fatalf("%v", o)
 	}
 	if got := kinds(h.call(map[string]any{"seq": 9, "call": "turn", "text": "/help"})); got != "answer" {

@@ -18,6 +18,7 @@ import (
 	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/preview"
+	"github.com/nika-dev/nika/protocol"
 	"github.com/nika-dev/nika/redact"
 	"github.com/nika-dev/nika/refusal"
 	"github.com/nika-dev/nika/session"
@@ -61,42 +62,6 @@ func (d *door) summary(eng *project.Engine) error {
 	}
 	_, err = io.WriteString(d.stdout, escapeText(snap.Summary()))
 	return err
-}
-
-// runOutcome is what a door did with a run or resume request.
-type runOutcome struct {
-	Status  string `json:"status"` // "ran" or "not configured"
-	Exit    int    `json:"exit"`
-	Command string `json:"command,omitempty"` // the command to run by hand
-}
-
-func (runOutcome) Kind() string { return "run" }
-
-// carry carries out a RunRequested or a ResumeRequested through flow, the
-// way nika apply carries out a proposal's run request (the project's
-// nika.runner and nika.resume templates), then tells the machine how the
-// run ended. The runner's standard output is copied to echo (nil: kept
-// from the output) and read for a paused frame.
-func (d *door) carry(eng *project.Engine, m *session.Machine, req session.Outcome, echo, errw io.Writer) []session.Outcome {
-	var rr *flow.RunResult
-	var command string // what the human runs when no runner is configured
-	switch v := req.(type) {
-	case session.RunRequested:
-		run := flow.RunSpec{Workflow: v.Workflow, Vars: v.Vars, MaxCostUSD: v.MaxCostUSD}
-		rr, command = flow.CarryRun(d.repo, run, true, flow.RunIO{Echo: echo, Err: errw}), doorwords.SuggestedRun(run)
-	case session.ResumeRequested:
-		r := flow.ResumeSpec{Trace: v.ID.Trace, Task: v.ID.Task, Answer: v.Answer}
-		rr, command = flow.CarryResume(d.repo, r, flow.RunIO{Echo: echo, Err: errw}), doorwords.SuggestedResume(r)
-	default:
-		return nil
-	}
-	switch rr.Status {
-	case flow.NotConfigured:
-		return []session.Outcome{runOutcome{Status: string(flow.NotConfigured), Command: command}}
-	case flow.NotStarted:
-		return []session.Outcome{session.Refusal{Class: session.Io, Text: eng.ScrubProgram(fmt.Sprintf("the runner %s could not start: %v · check git config nika.runner", rr.Argv[0], rr.Err))}}
-	}
-	return append([]session.Outcome{runOutcome{Status: string(flow.Ran), Exit: rr.Exit}}, m.ObserveRun(rr.Exit, session.ParseRunOutput(rr.Output))...)
 }
 
 // termSession is the session on the controlling terminal. Every string
@@ -143,7 +108,7 @@ func (d *door) terminalSession(eng *project.Engine) error {
 		return err
 	}
 	s := &termSession{d: d, t: t, eng: eng, m: m}
-	s.printf("nika session · %s\n\n", escape(whereNow(choice, rsn)))
+	s.printf("nika session · %s\n\n", escape(protocol.Where(choice, rsn)))
 	io.WriteString(t, escapeText(m.Snapshot().Summary()))
 	s.printf("\nAsk a question, paste a reply or a patch, or type /help. /quit ends the session.\n")
 	for {
@@ -177,13 +142,6 @@ func (s *termSession) prompt() string {
 		return "nika [allow " + strings.Join(a, " ") + "]> "
 	}
 	return "nika> "
-}
-
-func whereNow(c intelligence.Choice, r session.Reasoner) string {
-	if r == nil {
-		return intelligence.Where(intelligence.Choice{Kind: intelligence.None})
-	}
-	return intelligence.Where(c)
 }
 
 // collect reads the rest of a typed multi-line input: a fenced block up to
@@ -263,8 +221,8 @@ func (s *termSession) show(outs []session.Outcome) {
 			s.printf("applied %s: %s is now at %s (%d file(s))\n", short(v.ID), escape(v.Branch), short(v.Commit), len(v.Paths))
 			io.WriteString(s.t, escapeText(v.Note))
 		case session.RunRequested, session.ResumeRequested:
-			s.show(s.d.carry(s.eng, s.m, v, terminal.EscapingWriter(s.t.File()), terminal.EscapingWriter(s.t.File())))
-		case runOutcome:
+			s.show(protocol.Carry(s.d.repo, s.eng, s.m, v, terminal.EscapingWriter(s.t.File()), terminal.EscapingWriter(s.t.File())))
+		case protocol.Run:
 			if v.Status == string(flow.Ran) {
 				s.printf("runner exited %d\n", v.Exit)
 			} else {
@@ -291,7 +249,7 @@ func (s *termSession) show(outs []session.Outcome) {
 			c := chooseIntelligence(s.t, home)
 			r := serveChoice(s.t, c)
 			s.m.SetReasoner(r)
-			s.printf("nika session · %s\n", escape(whereNow(c, r)))
+			s.printf("nika session · %s\n", escape(protocol.Where(c, r)))
 		case session.Builtins, session.Providers, session.LastRun:
 			s.text(o.(session.Texter).Text())
 		case session.Refusal:
