@@ -37,11 +37,11 @@ var argvAllowed = map[string]map[string]string{
 		"--status-fd=2": "gpg's argv", "--status-fd=1": "gpg's argv", "--verify": "gpg's argv",
 		"--keyid-format=long": "gpg's argv",
 	},
-	"internal/synth/synth.go": {
+	"gitstage/gittest/synth/synth.go": {
 		"--quiet": "git fast-import's argv", "--window=10": "git repack's argv", "--depth=50": "git repack's argv",
 		"--hard": "git reset's argv", "--porcelain": "git status's argv",
 	},
-	"internal/gittest/gittest.go": {
+	"gitstage/gittest/gittest.go": {
 		"--porcelain": "git status's argv", "--strict": "git fsck's argv",
 	},
 	// The checker's table of what other programs' flags do (find -exec,

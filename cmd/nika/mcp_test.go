@@ -20,7 +20,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest"
 	nikamcp "github.com/nika-dev/nika/mcp"
 	"github.com/nika-dev/nika/refusal"
 )
