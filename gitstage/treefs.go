@@ -11,7 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/nika-dev/nika/internal/memfile"
+	"github.com/nika-dev/nika/memfile"
 )
 
 // ErrNotRegular is returned by a TreeFS for a path whose entry is a

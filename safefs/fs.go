@@ -10,7 +10,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/nika-dev/nika/internal/memfile"
+	"github.com/nika-dev/nika/memfile"
 	"golang.org/x/sys/unix"
 )
 
