@@ -1,6 +1,6 @@
-// Package protocol is `nika serve --stdio`: the session machine over a JSON-lines protocol
-// (docs/protocol.md), so that an editor or another host can drive the
-// same machine as the terminal session. A host that speaks the protocol
+// Package protocol is `nika serve --stdio`: the session machine over a
+// JSON-lines protocol (docs/protocol.md), so that an editor or another
+// host can drive the same machine as the terminal session. A host that speaks the protocol
 // for a human is a door: the consent and gate answers it sends must be
 // lines its human typed, never a model's output.
 //
