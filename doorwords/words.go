@@ -44,27 +44,27 @@ func CLI(f refusal.Fix, subject string) string {
 		return "split the proposal, or raise the limit with --max-input"
 	case refusal.ApplyAgain:
 		if subject != "" {
-			return "run nika apply " + short(subject) + " again when you want it"
+			return "run nika apply " + Short(subject) + " again when you want it"
 		}
 		return "run nika apply again when you want it"
 	case refusal.Rebase:
 		if subject != "" {
-			return "bring it forward with nika rebase " + short(subject)
+			return "bring it forward with nika rebase " + Short(subject)
 		}
 		return "bring it forward with nika rebase"
 	case refusal.ChooseFormat:
 		return "choose one with --format " + orDefault(subject, "auto, reply, patch, diff or search-replace")
 	case refusal.Discard:
-		return "discard it with nika discard " + orDefault(short(subject), "ID") + " (proposed again, the same input then stages a new proposal)"
+		return "discard it with nika discard " + orDefault(Short(subject), "ID") + " (proposed again, the same input then stages a new proposal)"
 	case refusal.Verify:
-		return "run nika verify " + orDefault(short(subject), "COMMIT") + " to see why"
+		return "run nika verify " + orDefault(Short(subject), "COMMIT") + " to see why"
 	case refusal.ProposeChange:
 		return "make the change through nika propose and nika apply"
 	case refusal.CheckFile:
 		return "nika check " + orDefault(subject, "PATH") + " shows the findings, nika explain CODE the fix"
 	case refusal.Push:
 		if subject != "" {
-			return "push it again with nika push " + short(subject)
+			return "push it again with nika push " + Short(subject)
 		}
 		return "push it again with nika push"
 	}
@@ -91,7 +91,7 @@ func Session(f refusal.Fix, subject string) string {
 		return "split the reply into smaller ones"
 	case refusal.ApplyAgain:
 		if subject != "" {
-			return "consent to proposal " + short(subject) + " again when you want it"
+			return "consent to proposal " + Short(subject) + " again when you want it"
 		}
 		return "consent again when you want it"
 	case refusal.Rebase:
@@ -101,13 +101,13 @@ func Session(f refusal.Fix, subject string) string {
 	case refusal.Discard:
 		return "answer anything but yes while it waits, and it is discarded; the reply pasted again then stages a new proposal"
 	case refusal.Verify:
-		return "nika verify " + orDefault(short(subject), "COMMIT") + ", in a shell, says why"
+		return "nika verify " + orDefault(Short(subject), "COMMIT") + ", in a shell, says why"
 	case refusal.ProposeChange:
 		return "paste the change as a reply, and answer yes to apply it"
 	case refusal.CheckFile:
 		return "/check " + orDefault(subject, "NAME") + " shows the findings, /explain CODE the fix"
 	case refusal.Push:
-		return "push it again with nika push " + orDefault(short(subject), "ID") + " in a shell"
+		return "push it again with nika push " + orDefault(Short(subject), "ID") + " in a shell"
 	}
 	return ""
 }
@@ -129,7 +129,7 @@ func MCP(f refusal.Fix, subject string) string {
 		return "split the change into smaller proposals, each under the limit"
 	case refusal.ApplyAgain:
 		if subject != "" {
-			return "give the human the line nika apply " + short(subject) + " again; only they can apply it"
+			return "give the human the line nika apply " + Short(subject) + " again; only they can apply it"
 		}
 		return "give the human the nika apply line again; only they can apply it"
 	case refusal.Rebase:
@@ -139,13 +139,13 @@ func MCP(f refusal.Fix, subject string) string {
 	case refusal.Discard:
 		return "call withdraw with its id; proposed again, the same text then stages a new proposal"
 	case refusal.Verify:
-		return "the human can see why with nika verify " + orDefault(short(subject), "COMMIT") + " in their terminal"
+		return "the human can see why with nika verify " + orDefault(Short(subject), "COMMIT") + " in their terminal"
 	case refusal.ProposeChange:
 		return "call propose with the change; only the human can apply it"
 	case refusal.CheckFile:
 		return "call check with " + orDefault(subject, "the file") + "'s text to see the findings, and explain with a finding's code for the fix"
 	case refusal.Push:
-		return "ask the human to push it again with nika push " + orDefault(short(subject), "ID") + " in their terminal"
+		return "ask the human to push it again with nika push " + orDefault(Short(subject), "ID") + " in their terminal"
 	}
 	return ""
 }
@@ -221,12 +221,4 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
-}
-
-// short is the 12-hex form of an id or commit that the doors print.
-func short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
 }

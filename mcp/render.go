@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/preview"
 )
 
@@ -14,15 +15,15 @@ import (
 // on a terminal.
 func renderProposed(o *ProposeOut) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "proposal %s staged as commit %s", short(o.ID), short(o.Commit))
+	fmt.Fprintf(&b, "proposal %s staged as commit %s", doorwords.Short(o.ID), doorwords.Short(o.Commit))
 	if o.Base != nil {
-		fmt.Fprintf(&b, " over %s", short(*o.Base))
+		fmt.Fprintf(&b, " over %s", doorwords.Short(*o.Base))
 	}
 	fmt.Fprintf(&b, " (format: %s)\n", escape(o.Format))
 	if o.Again {
 		b.WriteString("this text was already staged as this pending proposal: nothing new was written\n")
 	}
-	fmt.Fprintf(&b, "goal: %s\n", escape(firstLine(o.Goal)))
+	fmt.Fprintf(&b, "goal: %s\n", escape(doorwords.FirstLine(o.Goal)))
 	renderBody(&b, &o.Proposal, o.Notes)
 	fmt.Fprintf(&b, "\n%s\n\n    %s\n", "Stop here. Give the human this line to run in their own terminal; it shows them the preview and applies only if they type yes:", o.Apply)
 	return b.String()
@@ -87,7 +88,7 @@ func renderStatus(o *StatusOut) string {
 	var b strings.Builder
 	head := "unborn"
 	if o.Head != nil {
-		head = short(*o.Head)
+		head = doorwords.Short(*o.Head)
 	}
 	fmt.Fprintf(&b, "branch %s at %s\n", escape(o.Branch), head)
 	if o.InProgress != "" {
@@ -137,17 +138,3 @@ func renderStatus(o *StatusOut) string {
 // escape is the one escaper (preview.Escape), for every string from outside
 // nika in a text rendering.
 func escape(s string) string { return preview.Escape(s) }
-
-// short is the 12-hex form of an id or commit.
-func short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
-
-// firstLine is a goal's subject line.
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
-}

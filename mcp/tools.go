@@ -134,7 +134,7 @@ func (s *server) propose(_ context.Context, _ *sdk.CallToolRequest, in proposeIn
 	}
 	out.Unchanged = pathStrings(p.Unchanged)
 	out.Format, out.Notes, out.Again = p.Format, nonNil(p.Notes), p.Again
-	out.Apply = "nika apply " + short(p.ID())
+	out.Apply = "nika apply " + doorwords.Short(p.ID())
 	out.Instruction = "Stop here. Give the human this line to run in their own terminal: " + out.Apply +
 		". It shows them the preview and applies the proposal only if they type yes. You cannot apply it, and must not try."
 	return textResult(renderProposed(&out)), out, nil
@@ -223,14 +223,14 @@ func (s *server) list(_ context.Context, _ *sdk.CallToolRequest, in listIn) (*sd
 				err = flow.Ready(r, p)
 			}
 			if err == nil {
-				it.Ready, it.Apply = true, "nika apply "+short(l.ID)
+				it.Ready, it.Apply = true, "nika apply "+doorwords.Short(l.ID)
 			} else {
 				e := asRefusal(err)
 				it.Why = &Refusal{Type: "refusal", Class: e.Class, Text: e.Text, Hint: doorwords.MCPHint(e), Fix: e.Fix, Exit: refusal.Code(e.Class)}
 			}
 		}
 		out.Proposals = append(out.Proposals, it)
-		fmt.Fprintf(&text, "%s  %-9s %-12s %s", short(l.ID), l.State, escape(it.Branch), escape(firstLine(l.Goal)))
+		fmt.Fprintf(&text, "%s  %-9s %-12s %s", doorwords.Short(l.ID), l.State, escape(it.Branch), escape(doorwords.FirstLine(l.Goal)))
 		switch {
 		case it.Ready:
 			fmt.Fprintf(&text, "  (the human applies it with: %s)", it.Apply)
@@ -330,7 +330,7 @@ func (s *server) withdraw(_ context.Context, _ *sdk.CallToolRequest, in idIn) (*
 		return nil, out, err
 	}
 	out = WithdrawOut{Type: "withdrawn", ID: p.ID(), State: string(flow.Discarded)}
-	return textResult(fmt.Sprintf("withdrew proposal %s: it is discarded, and the human can no longer apply it\n", short(p.ID()))), out, nil
+	return textResult(fmt.Sprintf("withdrew proposal %s: it is discarded, and the human can no longer apply it\n", doorwords.Short(p.ID()))), out, nil
 }
 
 // textResult is a result whose text rendering is text; the SDK adds the

@@ -36,6 +36,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/preview"
 )
 
@@ -540,17 +541,9 @@ func (m *Model) rowText(i int) string {
 	return fmt.Sprintf("%s    %s hunk %d  %s%s", mark, box, h.N, preview.Escape(h.Title), note)
 }
 
-func short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
+func short(id string) string { return doorwords.Short(id) }
 
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
-}
+func firstLine(s string) string { return doorwords.FirstLine(s) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {

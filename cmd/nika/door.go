@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/fatih/color"
 
@@ -144,18 +143,10 @@ func (d *door) note(format string, args ...any) {
 }
 
 // short is the 12-hex form of an id or commit that the CLI prints.
-func short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
+func short(id string) string { return doorwords.Short(id) }
 
 // firstLine is a goal's subject line.
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
-}
+func firstLine(s string) string { return doorwords.FirstLine(s) }
 
 // escape is the one escaper (preview.Escape), for every string from outside
 // nika that a verb prints.
