@@ -117,5 +117,10 @@ func ReadDisk(root, path string) ([]byte, error) {
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
+	if errors.Is(err, fs.ErrNotExist) {
+		// A file that is not there is NotFound at every door, as a path
+		// nika check cannot find and a /check of the session's.
+		return nil, refusal.New(refusal.NotFound, "check the path", "cannot read %s: %v", changeset.Quote(path), err)
+	}
 	return nil, refusal.New(refusal.Io, "check the file's permissions", "cannot read %s: %v", changeset.Quote(path), err)
 }

@@ -2,13 +2,16 @@ package flow_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nika-dev/nika/checker"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
-	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest"
+	"github.com/nika-dev/nika/refusal"
 )
 
 const (
@@ -100,5 +103,33 @@ func TestAuditReadsTheProposalsOwnTree(t *testing.T) {
 	}
 	if got := codes(flow.Audit(r, q.Proposal), "flows/parent.nika.yaml"); got != "NIKA-COMP-002" {
 		t.Errorf("the loaded proposal's audit: %s, want NIKA-COMP-002", got)
+	}
+}
+
+// TestReadDiskClasses: a file that is not there is NotFound (as at every
+// door), one reached through a symlink NotAllowed.
+func TestReadDiskClasses(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "flows"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("flows", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "flows", "a.nika.yaml"), []byte("nika: a\n"), 0o644)
+	for _, c := range []struct {
+		path  string
+		class refusal.Class
+	}{
+		{"flows/missing.nika.yaml", refusal.NotFound},
+		{"nope/missing.nika.yaml", refusal.NotFound},
+		{"link/a.nika.yaml", refusal.NotAllowed},
+	} {
+		if _, err := flow.ReadDisk(root, c.path); refusal.ClassOf(err) != c.class {
+			t.Errorf("%s: %v (%s), want %s", c.path, err, refusal.ClassOf(err), c.class)
+		}
+	}
+	if b, err := flow.ReadDisk(root, "flows/a.nika.yaml"); err != nil || string(b) != "nika: a\n" {
+		t.Errorf("%q %v", b, err)
 	}
 }

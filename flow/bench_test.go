@@ -16,15 +16,15 @@ import (
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
-	"github.com/nika-dev/nika/internal/gittest"
-	"github.com/nika-dev/nika/internal/synth"
+	"github.com/nika-dev/nika/gitstage/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest/synth"
 	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/proof"
 )
 
 // The benchmarks of issue 8. Repository sizes and change-set sizes come
 // from NIKA_BENCH_SIZES and NIKA_BENCH_CHANGES (comma-separated; defaults
-// below); the repositories are built once by internal/synth and cached
+// below); the repositories are built once by gitstage/gittest/synth and cached
 // under NIKA_BENCH_CACHE (default: $TMPDIR/nika-bench). Each benchmark
 // reports, beside ns/op, B/op and allocs/op, the CPU time per op
 // (cpu-ms/op: user+system of this process, and of git's processes for the

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/nika-dev/nika/flow"
-	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest"
 	"github.com/nika-dev/nika/refusal"
 )
 

@@ -28,7 +28,7 @@ func Open(dir string) (*Repo, error) {
 func (r *Repo) Git() *gitstage.Repo { return r.g }
 
 // Root is the working tree's absolute root. It never reaches machine
-// output (see Scrub).
+// output (see Scrubber).
 func (r *Repo) Root() string { return r.g.Root }
 
 // Config reads one value of git's configuration.

@@ -11,7 +11,7 @@ import (
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
-	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest"
 )
 
 // history builds a small history with the edits real diffs carry: creates,

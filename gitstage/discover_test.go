@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/nika-dev/nika/gitstage"
-	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest"
 	"github.com/nika-dev/nika/refusal"
 )
 

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest"
 	"github.com/nika-dev/nika/refusal"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/nika-dev/nika/gitstage/gitindex"
-	"github.com/nika-dev/nika/internal/synth"
+	"github.com/nika-dev/nika/gitstage/gittest/synth"
 )
 
 // BenchmarkIndexScanHop: the hop over every entry that a propose pays

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/nika-dev/nika/gitstage/gitindex"
-	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest"
 )
 
 // TestIndexScanAgrees answers every question propose asks of the index

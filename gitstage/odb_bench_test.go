@@ -14,8 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
-	"github.com/nika-dev/nika/internal/gittest"
-	"github.com/nika-dev/nika/internal/synth"
+	"github.com/nika-dev/nika/gitstage/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest/synth"
 )
 
 // BenchmarkFirstLookup is the cost of a fresh process's first reads of

@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest"
 )
 
 // TestODBAgreesWithGoGit reads every object of a repository whose pack

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest"
 )
 
 // TestRevListStopsNearTheRange: main..topic over a long history lists

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/nika-dev/nika/changeset"
-	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest"
 )
 
 // TestStageDecodesOnlyChangedPaths: resolving and staging one file four

@@ -11,7 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/nika-dev/nika/internal/fsfile"
+	"github.com/nika-dev/nika/memfile"
 )
 
 // ErrNotRegular is returned by a TreeFS for a path whose entry is a
@@ -208,13 +208,13 @@ func (t *TreeFS) Open(name string) (fs.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		return fsfile.NewDir(&treeInfo{name: path.Base(name), mode: e.Mode}, ents), nil
+		return memfile.NewDir(&treeInfo{name: path.Base(name), mode: e.Mode}, ents), nil
 	}
 	data, err := t.ReadFile(name)
 	if err != nil {
 		return nil, err
 	}
-	return fsfile.NewFile(&treeInfo{name: path.Base(name), mode: e.Mode, size: int64(len(data))}, data), nil
+	return memfile.NewFile(&treeInfo{name: path.Base(name), mode: e.Mode, size: int64(len(data))}, data), nil
 }
 
 // treeInfo is both the fs.FileInfo and the fs.DirEntry of a tree entry.

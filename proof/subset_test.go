@@ -5,7 +5,7 @@ import (
 
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
-	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest"
 )
 
 // A derived proposal (apply --only) of a proposal with a run request must

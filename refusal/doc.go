@@ -8,6 +8,6 @@
 // human); the text and hint are for a human. Library errors should carry
 // data (which path, which input, which limit) in their text; words that
 // name a door's own commands or flags belong to that door, which words
-// the error's Fix (cmd/nika/words.go). TestLibrariesSpeakNoDoorWords
+// the error's Fix (package doorwords). TestLibrariesSpeakNoDoorWords
 // keeps every string of the library packages free of a nika verb or flag.
 package refusal

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/nika-dev/nika/internal/fsfile"
+	"github.com/nika-dev/nika/memfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -227,7 +227,7 @@ func (f *FS) Open(name string) (fs.File, error) {
 		if err != nil {
 			return nil, &fs.PathError{Op: "open", Path: name, Err: unwrap(err)}
 		}
-		return fsfile.NewDir(fi, ents), nil
+		return memfile.NewDir(fi, ents), nil
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrSymlink}
 	}
@@ -235,7 +235,7 @@ func (f *FS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: unwrap(err)}
 	}
-	return fsfile.NewFile(fi, data), nil
+	return memfile.NewFile(fi, data), nil
 }
 
 // fileInfo is the fs.FileInfo and fs.DirEntry of one lstat.

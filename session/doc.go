@@ -24,7 +24,7 @@
 //     waits in the registry is decided by its id in the new session.
 //   - Refusals carry the one table's classes (package refusal) and their
 //     Fix as data; the session's doors word it in the session's own terms
-//     (/allow, never a CLI flag: cmd/nika/words.go).
+//     (/allow, never a CLI flag: package doorwords).
 //   - The machine does no I/O. It reaches the project only through the
 //     Engine interface and the model only through the Reasoner interface,
 //     so every transition is tested with fakes, exhaustively.

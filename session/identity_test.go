@@ -135,7 +135,7 @@ func TestAllow(t *testing.T) {
 // TestRefusedCarriesTheFix: a refusal of the rooms reaches the door with
 // its class, its text and door-neutral hint, and its Fix and Subject
 // unchanged. The session words no fix itself: each door does
-// (cmd/nika/words.go), so no CLI flag can reach a human here.
+// (package doorwords), so no CLI flag can reach a human here.
 func TestRefusedCarriesTheFix(t *testing.T) {
 	err := refusal.New(NotAllowed, "", "path %q is a supporting file that you did not allow", "docs/x.md").WithFix(refusal.AllowFile, "docs/x.md")
 	r := Refused(fmt.Errorf("the turn: %w", err))

@@ -1,18 +1,17 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/refusal"
+	"github.com/nika-dev/nika/terminal"
 )
 
 func (d *door) applyCommand() *cli.Command {
@@ -49,13 +48,13 @@ func (d *door) apply(c *cli.Context) error {
 		return err
 	}
 	// No terminal, no question: refused before a derived proposal is staged.
-	f, err := openTTY()
+	t, err := terminal.Open()
 	if err != nil {
 		return refusal.New(refusal.NoConsent,
 			fmt.Sprintf("run nika apply %s in a terminal and type yes; consent is never read from a pipe or a flag", short(p.ID())),
 			"no terminal to ask for consent (%v) · nothing was applied", err)
 	}
-	defer f.Close()
+	defer t.Close()
 	if !ch.Empty() {
 		sub, err := flow.Derive(r, p, ch)
 		if err != nil {
@@ -69,72 +68,7 @@ func (d *door) apply(c *cli.Context) error {
 		}
 		p = sub
 	}
-	return d.consentOn(r, p, newTerminal(f))
-}
-
-// consentOn draws p's preview on the terminal, asks for yes there (the one
-// consent reader, terminal.answer), and applies p on yes or discards it on
-// any other answer. nika apply and nika review both end here.
-func (d *door) consentOn(r *flow.Repo, p *flow.Proposed, t *terminal) error {
-	if err := d.drawOn(t, p); err != nil {
-		return err
-	}
-	line, err := t.answer(fmt.Sprintf("Apply proposal %s to %s? Type yes to apply; anything else discards it: ", short(p.ID()), preview.Escape(p.Branch())))
-	if errors.Is(err, errNoAnswer) {
-		if d.json {
-			d.code = refusal.Code(refusal.NoConsent)
-			return d.writeJSON(declinedJSON{Type: "declined", ID: p.ID(), Discarded: false})
-		}
-		fmt.Fprintf(d.stderr, "not applied: no answer was typed · proposal %s stays pending\n", short(p.ID()))
-		return exitErr(refusal.Code(refusal.NoConsent))
-	}
-	if err != nil {
-		return refusal.New(refusal.NoConsent, "", "the terminal could not be read (%v) · nothing was applied", err)
-	}
-	if !flow.Consents(line) {
-		if err := flow.Discard(r, p); err != nil {
-			return err
-		}
-		if d.json {
-			d.code = refusal.Code(refusal.NoConsent)
-			return d.writeJSON(declinedJSON{Type: "declined", ID: p.ID(), Discarded: true})
-		}
-		fmt.Fprintf(d.stderr, "not applied: the answer was not yes · proposal %s is discarded; proposing it again stages it anew\n", short(p.ID()))
-		return exitErr(refusal.Code(refusal.NoConsent))
-	}
-	acc, err := flow.Accept(context.Background(), r, p, flow.HookOptions{})
-	if err != nil {
-		if errors.Is(err, flow.ErrInterrupted) {
-			d.note("interrupted: the apply was rolled back; nothing was applied")
-		}
-		return err
-	}
-	if !d.json {
-		fmt.Fprintf(d.stdout, "applied %s: %s is now at %s (%d file(s))\n", short(p.ID()), preview.Escape(p.Branch()), short(acc.Commit()), len(acc.Result.Paths))
-		if acc.Commit() != p.Proposal.Commit {
-			fmt.Fprintf(d.stdout, "signed %s (%s): the signed twin of proposal commit %s\n", short(acc.Commit()), escape(p.Signing), short(p.Proposal.Commit))
-		}
-	}
-	return d.afterApply(r, p, acc)
-}
-
-// drawOn draws the human preview on the terminal, through the pager when it
-// is taller than the terminal. With stdout on the same terminal and no
-// --json, that is the whole of it; otherwise stdout gets only the result
-// (docs/json.md, "apply and its terminal").
-func (d *door) drawOn(t *terminal, p *flow.Proposed) error {
-	out, err := d.humanPreview(p, d.colorFor(t.f))
-	if err != nil {
-		return err
-	}
-	return d.pageTo(t.f, out)
-}
-
-func (d *door) humanPreview(p *flow.Proposed, colorOn bool) ([]byte, error) {
-	json := d.json
-	d.json = false
-	defer func() { d.json = json }()
-	return d.render(p, colorOn)
+	return d.consentOn(r, p, t)
 }
 
 // afterApply tells the human the post-apply verdict (already recorded as a
@@ -161,9 +95,9 @@ func (d *door) afterApply(r *flow.Repo, p *flow.Proposed, acc *flow.Accepted) er
 	if run := flow.RunOf(p); run != nil {
 		var echo io.Writer
 		if !d.json {
-			echo = newEscapingWriter(d.stdout)
+			echo = terminal.EscapingWriter(d.stdout)
 		}
-		rr := flow.CarryRun(r, *run, v.Clean(), flow.RunIO{Echo: echo, Err: newEscapingWriter(d.stderr),
+		rr := flow.CarryRun(r, *run, v.Clean(), flow.RunIO{Echo: echo, Err: terminal.EscapingWriter(d.stderr),
 			Started: func(argv []string) { d.say("run requested: %s\n", escape(strings.Join(argv, " "))) }})
 		out.Run = d.runResult(*run, rr)
 	}
@@ -184,7 +118,7 @@ func (d *door) runResult(run flow.RunSpec, rr *flow.RunResult) *runJSON {
 	case flow.Withheld:
 		d.say("run of %s withheld: the check after the apply is not clean\n", w)
 	case flow.NotConfigured:
-		j.Command = suggestedRun(run)
+		j.Command = doorwords.SuggestedRun(run)
 		d.say("run requested: no runner is configured (git config nika.runner \"<argv template>\"); to run it:\n  %s\n", preview.Escape(j.Command))
 	case flow.NotStarted:
 		j.Error = d.scrub(rr.Err.Error())
@@ -202,36 +136,4 @@ func (d *door) say(format string, args ...any) {
 	if !d.json {
 		fmt.Fprintf(d.stdout, format, args...)
 	}
-}
-
-// escapingWriter passes output that came from outside nika (a runner's, a
-// hook's) through the one escaper before it reaches a terminal; to a file
-// or a pipe it passes the bytes as they are. A character split across two
-// writes is held until it is whole.
-type escapingWriter struct {
-	w    io.Writer
-	tail *[]byte
-}
-
-func newEscapingWriter(w io.Writer) escapingWriter { return escapingWriter{w: w, tail: new([]byte)} }
-
-func (e escapingWriter) Write(b []byte) (int, error) {
-	if !isTerminal(e.w) {
-		return e.w.Write(b)
-	}
-	s := append(*e.tail, b...)
-	cut := len(s)
-	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(s[i]) {
-			if !utf8.FullRune(s[i:]) {
-				cut = i
-			}
-			break
-		}
-	}
-	*e.tail = append((*e.tail)[:0], s[cut:]...)
-	if _, err := io.WriteString(e.w, preview.EscapeText(string(s[:cut]))); err != nil {
-		return 0, err
-	}
-	return len(b), nil
 }

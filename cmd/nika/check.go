@@ -2,14 +2,7 @@ package main
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"runtime"
 	"runtime/debug"
-	"sort"
-	"strings"
-	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,105 +23,6 @@ func (d *door) checkCommand() *cli.Command {
 	}
 }
 
-// checkTarget is one file nika check judges: its path relative to the
-// root whose disk holds its neighbours, and that root.
-type checkTarget struct {
-	root string // absolute: the repository root, or the directory judged from outside one
-	path string // slash-separated, relative to root: what the report names
-}
-
-// checkTargets lists the workflow and project files named by args (files,
-// or directories walked for them); with no args, every workflow and project
-// file beneath the repository root, or beneath the current directory
-// outside a repository. A file inside the repository is judged against the
-// repository root (repo is nil outside one); any other file against the
-// current directory when it lies beneath it, else against its own
-// directory. The files beside a workflow are read from that root's disk.
-func checkTargets(repo *flow.Repo, args []string) ([]checkTarget, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, refusal.New(refusal.Io, "", "could not read the working directory: %v", unwrapPath(err))
-	}
-	if len(args) == 0 {
-		args = []string{"."}
-		if repo != nil {
-			args = []string{repo.Root()}
-		}
-	}
-	beneath := func(root, abs string) (string, bool) {
-		rel, err := filepath.Rel(root, abs)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-			return "", false
-		}
-		return filepath.ToSlash(rel), true
-	}
-	rootOf := func(abs string, dir bool) (string, string) {
-		if repo != nil {
-			if rel, ok := beneath(repo.Root(), abs); ok {
-				return repo.Root(), rel
-			}
-		}
-		if rel, ok := beneath(wd, abs); ok {
-			return wd, rel
-		}
-		if dir {
-			return abs, "."
-		}
-		return filepath.Dir(abs), filepath.Base(abs)
-	}
-	seen := map[checkTarget]bool{}
-	var out []checkTarget
-	add := func(t checkTarget) {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	for _, a := range args {
-		abs := a
-		if !filepath.IsAbs(a) {
-			abs = filepath.Join(wd, a)
-		}
-		abs = filepath.Clean(abs)
-		fi, err := os.Lstat(abs)
-		if err != nil {
-			return nil, refusal.New(refusal.NotFound, "check the path", "cannot check %s: %v", changeset.Quote(a), unwrapPath(err))
-		}
-		if !fi.IsDir() {
-			root, rel := rootOf(abs, false)
-			add(checkTarget{root, rel})
-			continue
-		}
-		root, _ := rootOf(abs, true)
-		err = filepath.WalkDir(abs, func(p string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if e.IsDir() && (e.Name() == ".git" || e.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			if !e.Type().IsRegular() {
-				return nil
-			}
-			r, ok := beneath(root, p)
-			if ok && changeset.Classify(changeset.Path(r)).Audited() {
-				add(checkTarget{root, r})
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].root != out[j].root {
-			return out[i].root < out[j].root
-		}
-		return out[i].path < out[j].path
-	})
-	return out, nil
-}
-
 func (d *door) check(c *cli.Context) error {
 	// Inside a repository the repository is the root; outside one the
 	// files are judged on their own, with the disk beside them.
@@ -143,7 +37,7 @@ func (d *door) check(c *cli.Context) error {
 				"--fix stages the repairs as a proposal, which needs a git repository, and this is not one")
 		}
 	}
-	targets, err := checkTargets(r, c.Args().Slice())
+	targets, err := flow.DiskTargets(r, c.Args().Slice())
 	if err != nil {
 		return err
 	}
@@ -151,32 +45,32 @@ func (d *door) check(c *cli.Context) error {
 	// reads and keeps only the reports: the collector would spend a tenth
 	// of its time on garbage that the exit frees anyway.
 	defer debug.SetGCPercent(debug.SetGCPercent(checkGCPercent))
-	pool := newCheckPool(len(targets))
-	defer pool.wait()
+	pool := flow.NewCheckPool(len(targets))
+	defer pool.Wait()
 	var draft changeset.Draft
 	draft.Format = "fix"
 	var repairs []string
 	for i, t := range targets {
-		b, err := flow.ReadDisk(t.root, t.path)
+		b, err := flow.ReadDisk(t.Root, t.Path)
 		if err != nil {
 			return err
 		}
-		pool.check(i, t, b)
+		pool.Check(i, t, b)
 		if c.Bool("fix") {
-			fixed, steps, _ := checker.Repair(t.path, b)
+			fixed, steps, _ := checker.Repair(t.Path, b)
 			if len(steps) > 0 && string(fixed) != string(b) {
-				if r == nil || t.root != r.Root() {
+				if r == nil || t.Root != r.Root() {
 					return refusal.New(refusal.Invalid, "name only files inside the repository with --fix",
-						"--fix stages the repairs as a proposal of this repository, and %s is outside it", changeset.Quote(t.path))
+						"--fix stages the repairs as a proposal of this repository, and %s is outside it", changeset.Quote(t.Path))
 				}
-				draft.Intents = append(draft.Intents, changeset.Intent{Op: changeset.OpEdit, Path: t.path, Content: fixed})
+				draft.Intents = append(draft.Intents, changeset.Intent{Op: changeset.OpEdit, Path: t.Path, Content: fixed})
 				for _, s := range steps {
-					repairs = append(repairs, fmt.Sprintf("%s:%d %s", t.path, s.Line, s.Description))
+					repairs = append(repairs, fmt.Sprintf("%s:%d %s", t.Path, s.Line, s.Description))
 				}
 			}
 		}
 	}
-	reports := pool.wait()
+	reports := pool.Wait()
 	clean := true
 	for _, rep := range reports {
 		clean = clean && rep.Clean()
@@ -234,57 +128,3 @@ func (d *door) check(c *cli.Context) error {
 // checkGCPercent is the collector's target while nika check runs (see
 // check).
 const checkGCPercent = 400
-
-// checkPool checks files on as many goroutines as the process has cores
-// (at most maxCheckWorkers), while the caller reads the next file: each
-// file's audit is independent of the others (a checker per file, the
-// checker's tables read-only), and the reports keep the order of the
-// targets. The workers live for the whole check, so that each grows its
-// stack (the YAML parser's recursion) once, not once per file.
-type checkPool struct {
-	reports []checker.Report
-	jobs    chan checkJob
-	wg      sync.WaitGroup
-	closed  bool
-}
-
-type checkJob struct {
-	i int
-	t checkTarget
-	b []byte
-}
-
-const maxCheckWorkers = 4
-
-func newCheckPool(n int) *checkPool {
-	p := &checkPool{reports: make([]checker.Report, n), jobs: make(chan checkJob, n)}
-	for w := min(runtime.GOMAXPROCS(0), maxCheckWorkers, n); w > 0; w-- {
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			for j := range p.jobs {
-				p.reports[j.i] = checker.CheckFS(flow.DiskFS(j.t.root), j.t.path, j.b)
-			}
-		}()
-	}
-	return p
-}
-
-// check queues target i's bytes b for an audit on the pool.
-func (p *checkPool) check(i int, t checkTarget, b []byte) {
-	p.jobs <- checkJob{i, t, b}
-}
-
-// wait waits for every audit queued and returns the reports, in the order
-// of the targets; nil when there were none. No check may follow it.
-func (p *checkPool) wait() []checker.Report {
-	if !p.closed {
-		close(p.jobs)
-		p.closed = true
-	}
-	p.wg.Wait()
-	if len(p.reports) == 0 {
-		return nil
-	}
-	return p.reports
-}

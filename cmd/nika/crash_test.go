@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest"
 	"github.com/nika-dev/nika/refusal"
 )
 

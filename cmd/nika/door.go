@@ -6,16 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/fatih/color"
-	"github.com/mattn/go-isatty"
-	"golang.org/x/sys/unix"
 
+	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/hostpath"
 	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/refusal"
+	"github.com/nika-dev/nika/terminal"
 )
 
 // door is one run of the CLI: its streams, the global options, and the
@@ -54,77 +53,37 @@ func (d *door) openRepo() (*flow.Repo, error) {
 	return r, nil
 }
 
-// minFreeFiles is how many descriptors nika needs free to run at all: the
-// runtime's poller, the repository's files, a pack or two.
-const minFreeFiles = 12
-
-// fileHeadroom refuses (Io) when fewer than minFreeFiles descriptors are
-// free under RLIMIT_NOFILE, naming the limit. It counts the open ones
-// with fcntl only (opening /proc/self/fd would take one), and only where
-// the limit is small enough for that to matter.
-func fileHeadroom() error {
-	var lim unix.Rlimit
-	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) != nil || lim.Cur == unix.RLIM_INFINITY || lim.Cur > 256 {
-		return nil
-	}
-	open := 0
-	for fd := 0; fd < int(lim.Cur); fd++ {
-		if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil {
-			open++
-		}
-	}
-	if free := int(lim.Cur) - open; free < minFreeFiles {
-		return refusal.New(refusal.Io, fmt.Sprintf("raise the limit (ulimit -n %d, or more), then run nika again", open+64),
-			"the limit on open files (RLIMIT_NOFILE) is %d and %d are open, which leaves %d: nika needs at least %d free to run", lim.Cur, open, free, minFreeFiles)
-	}
-	return nil
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
-}
-
-// colorFor decides colour for one stream as git does: --color, then
-// NIKA_COLOR, then git config color.nika and color.ui (always or never; auto
-// and true defer), then NO_COLOR, then whether the stream is a terminal.
-func (d *door) colorFor(w io.Writer) bool {
-	switch d.color {
-	case "always":
-		return true
-	case "never":
-		return false
-	}
-	switch os.Getenv("NIKA_COLOR") {
-	case "always":
-		return true
-	case "never":
-		return false
-	}
-	if d.repo != nil {
-	config:
-		for _, key := range []string{"color.nika", "color.ui"} {
-			v, ok := d.repo.Config(key)
-			if !ok {
-				continue
-			}
-			switch strings.ToLower(v) {
-			case "always":
-				return true
-			case "never", "false", "no", "off", "0":
-				return false
-			}
-			break config // auto, true: decide by the terminal
-		}
-	}
-	if v, ok := os.LookupEnv("NO_COLOR"); ok && v != "" {
-		return false
-	}
-	return isTerminal(w)
-}
+// colorFor decides colour for one stream as git does (terminal.Color):
+// --color, NIKA_COLOR, the repository's color.nika and color.ui, NO_COLOR,
+// a terminal.
+func (d *door) colorFor(w io.Writer) bool { return terminal.Color(w, d.color, d.config()) }
 
 func (d *door) colorOn() bool { return d.colorFor(d.stdout) }
+
+// config reads the repository's git config; nil before a verb opened one.
+func (d *door) config() func(key string) (string, bool) {
+	if d.repo == nil {
+		return nil
+	}
+	return d.repo.Config
+}
+
+// page writes out to stdout, through the pager when stdout is a terminal
+// and out is taller than it, the way git does (terminal.Pager).
+func (d *door) page(out []byte) error {
+	f, ok := d.stdout.(*os.File)
+	if !ok || d.json || !terminal.IsTerminal(f) {
+		_, err := d.stdout.Write(out)
+		return err
+	}
+	return d.pageTo(f, out)
+}
+
+// pageTo writes out to the terminal f, through the pager when out is taller
+// than the terminal and no option turned the pager off.
+func (d *door) pageTo(f *os.File, out []byte) error {
+	return terminal.Page(f, out, terminal.Pager(d.noPager, d.config()), d.stderr)
+}
 
 // writeJSON prints one JSON object and a newline.
 func (d *door) writeJSON(v any) error {
@@ -148,8 +107,7 @@ func (d *door) scrubber() hostpath.Scrubber {
 	if d.repo == nil {
 		return hostpath.New("", hostpath.Options{})
 	}
-	g := d.repo.Git()
-	return hostpath.New(g.Root, hostpath.Options{Also: []string{g.GitDir, g.CommonDir}})
+	return d.repo.Scrubber()
 }
 
 // scrub rewrites the known host places in machine output (law 7): it is
@@ -159,7 +117,7 @@ func (d *door) scrub(s string) string { return d.scrubber().Known(s) }
 // refuse prints a refusal: JSON on stdout with --json, text on stderr
 // otherwise. The fix a library named is worded for the CLI.
 func (d *door) refuse(e *refusal.Error) {
-	text, hint := d.scrub(e.Text), d.scrub(cliHint(e))
+	text, hint := d.scrub(e.Text), d.scrub(doorwords.CLIHint(e))
 	if d.json {
 		_ = d.writeJSON(refusalJSON{Type: "refusal", Class: e.Class, Text: text, Hint: hint, Fix: e.Fix, Exit: refusal.Code(e.Class)})
 		return
@@ -185,18 +143,10 @@ func (d *door) note(format string, args ...any) {
 }
 
 // short is the 12-hex form of an id or commit that the CLI prints.
-func short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
+func short(id string) string { return doorwords.Short(id) }
 
 // firstLine is a goal's subject line.
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
-}
+func firstLine(s string) string { return doorwords.FirstLine(s) }
 
 // escape is the one escaper (preview.Escape), for every string from outside
 // nika that a verb prints.

@@ -7,6 +7,7 @@ import (
 	"github.com/fatih/color"
 	"github.com/urfave/cli/v2"
 
+	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/proof"
 	"github.com/nika-dev/nika/refusal"
@@ -50,7 +51,7 @@ func (d *door) log(c *cli.Context) error {
 		return err
 	}
 	for _, e := range entries {
-		if w := cliFix(e.Fix, e.Commit); w != "" {
+		if w := doorwords.CLI(e.Fix, e.Commit); w != "" {
 			e.Problem += ": " + w // the fix in the CLI's words, for the human and for --json
 		}
 	}

@@ -13,13 +13,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/nika-dev/nika/internal/gittest"
-	"github.com/nika-dev/nika/internal/synth"
+	"github.com/nika-dev/nika/gitstage/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest/synth"
 )
 
 // BenchmarkMCPPropose compares an MCP propose round trip with the CLI's
 // propose, at the repository sizes of NIKA_BENCH_SIZES (default 1,000 and
-// 100,000 files; internal/synth builds them once under NIKA_BENCH_CACHE)
+// 100,000 files; gitstage/gittest/synth builds them once under NIKA_BENCH_CACHE)
 // and the change-set sizes of NIKA_BENCH_CHANGES (default 1 and 10):
 //
 //   - cli: nika propose --json --format reply --allow '**' FILE, a fresh
@@ -154,17 +154,5 @@ func benchCall(b *testing.B, cs *mcp.ClientSession, args map[string]any) {
 	}
 	if res.IsError {
 		b.Fatalf("propose refused: %s", text(res))
-	}
-}
-
-// BenchmarkMCPRegister is what nika mcp does at start before it reads its
-// first message: the server and its seven tools, whose input and output
-// schemas the SDK infers and resolves.
-func BenchmarkMCPRegister(b *testing.B) {
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		srv := mcp.NewServer(&mcp.Implementation{Name: "nika", Version: "bench"}, &mcp.ServerOptions{Instructions: mcpInstructions})
-		s := &mcpServer{d: &door{}, tools: map[string]bool{}}
-		s.register(srv)
 	}
 }

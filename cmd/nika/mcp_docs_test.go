@@ -12,6 +12,8 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.yaml.in/yaml/v3"
+
+	nikamcp "github.com/nika-dev/nika/mcp"
 )
 
 // docBlock is a fenced block of docs/agents.md with its info string's
@@ -209,7 +211,7 @@ func TestAgentsDocConfigs(t *testing.T) {
 				t.Fatalf("%s %v: %v", command, args, err)
 			}
 			defer cs.Close()
-			var st mcpStatusOut
+			var st nikamcp.StatusOut
 			ok(t, cs, "status", nil, &st)
 			want := []string{}
 			if a := b.attrs["allow"]; a != "" {
@@ -237,8 +239,8 @@ func TestAgentsDocInstructions(t *testing.T) {
 	for _, b := range agentsDoc(t) {
 		if _, ok := b.attrs["instructions"]; ok {
 			found = true
-			if strings.TrimRight(b.body, "\n") != mcpInstructions {
-				t.Errorf("docs/agents.md quotes\n%s\nthe server sends\n%s", b.body, mcpInstructions)
+			if strings.TrimRight(b.body, "\n") != nikamcp.Instructions {
+				t.Errorf("docs/agents.md quotes\n%s\nthe server sends\n%s", b.body, nikamcp.Instructions)
 			}
 		}
 	}
@@ -247,7 +249,7 @@ func TestAgentsDocInstructions(t *testing.T) {
 	}
 	g := mcpProject(t)
 	cs := startMCP(t, g.Dir)
-	if got := cs.InitializeResult().Instructions; got != mcpInstructions {
+	if got := cs.InitializeResult().Instructions; got != nikamcp.Instructions {
 		t.Errorf("the server sends %q", got)
 	}
 }

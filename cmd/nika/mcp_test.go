@@ -20,7 +20,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest"
+	nikamcp "github.com/nika-dev/nika/mcp"
 	"github.com/nika-dev/nika/refusal"
 )
 
@@ -130,13 +131,13 @@ func ok(t *testing.T, cs *mcp.ClientSession, name string, args, out any) *mcp.Ca
 }
 
 // refused calls a tool that must refuse with class, and returns the refusal.
-func refused(t *testing.T, cs *mcp.ClientSession, name string, args any, class refusal.Class) mcpRefusal {
+func refused(t *testing.T, cs *mcp.ClientSession, name string, args any, class refusal.Class) nikamcp.Refusal {
 	t.Helper()
 	res := callTool(t, cs, name, args)
 	if !res.IsError {
 		t.Fatalf("%s: accepted, want a %s refusal: %s", name, class, text(res))
 	}
-	var r mcpRefusal
+	var r nikamcp.Refusal
 	decode(t, res, &r)
 	if r.Type != "refusal" || r.Class != class || r.Text == "" || r.Exit != refusal.Code(class) {
 		t.Fatalf("%s: refusal %+v, want class %s", name, r, class)
@@ -185,7 +186,7 @@ func TestMCPTools(t *testing.T) {
 	}
 
 	// check stages nothing, and says what propose would
-	var chk mcpCheckOut
+	var chk nikamcp.CheckOut
 	ok(t, cs, "check", map[string]any{"text": mcpGood}, &chk)
 	if chk.Type != "check" || !chk.Clean || len(chk.Changes) != 1 || chk.Changes[0].Path != "flows/hello.nika.yaml" ||
 		chk.Changes[0].Kind != "create" || chk.Changes[0].After == nil || len(chk.Audits) != 1 || chk.Format != "reply" {
@@ -194,14 +195,14 @@ func TestMCPTools(t *testing.T) {
 	if out := g.Git("for-each-ref", "refs/nika"); out != "" {
 		t.Errorf("check made refs: %s", out)
 	}
-	var bad mcpCheckOut
+	var bad nikamcp.CheckOut
 	ok(t, cs, "check", map[string]any{"text": mcpBad}, &bad)
 	if bad.Clean || len(bad.Audits) != 1 || bad.Audits[0].Clean || len(bad.Audits[0].Findings) == 0 {
 		t.Errorf("check of a bad workflow: %+v", bad)
 	}
 
 	// propose: the proposal, its audit, and the line the human runs
-	var p mcpProposeOut
+	var p nikamcp.ProposeOut
 	res := ok(t, cs, "propose", map[string]any{"text": mcpGood, "goal": "say hello"}, &p)
 	if p.Type != "proposal" || len(p.ID) != 64 || len(p.Commit) != 40 || p.Base == nil || *p.Base != g.Git("rev-parse", "HEAD") ||
 		p.Goal != "say hello" || len(p.Changes) != 1 || len(p.Audits) != 1 || !p.Audits[0].Clean || p.Audits[0].Effects == nil {
@@ -219,26 +220,26 @@ func TestMCPTools(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(g.Dir, "flows")); err == nil {
 		t.Error("propose wrote into the working tree")
 	}
-	var again mcpProposeOut
+	var again nikamcp.ProposeOut
 	ok(t, cs, "propose", map[string]any{"text": mcpGood, "goal": "say hello"}, &again)
 	if !again.Again || again.ID != p.ID || again.Commit != p.Commit {
 		t.Errorf("proposing the same text again: %+v", again)
 	}
 	// a supporting file the human allowed in the host's configuration
-	var doc mcpProposeOut
+	var doc nikamcp.ProposeOut
 	ok(t, cs, "propose", map[string]any{"text": "```md path=docs/guide.md\n# guide\n\nmore\n```\n", "goal": "docs"}, &doc)
 	if doc.Changes[0].Class != "supporting" || doc.Changes[0].Kind != "update" {
 		t.Errorf("allowed supporting file: %+v", doc.Changes)
 	}
 	// nothing to propose
-	var none mcpProposeOut
+	var none nikamcp.ProposeOut
 	ok(t, cs, "propose", map[string]any{"text": "```md path=docs/guide.md\n# guide\n```\n"}, &none)
 	if none.Type != "nothing" || none.Apply != "" || len(none.Unchanged) != 1 {
 		t.Errorf("nothing: %+v", none)
 	}
 
 	// show: the same bytes as nika show without colour
-	var sh mcpShowOut
+	var sh nikamcp.ShowOut
 	res = ok(t, cs, "show", map[string]any{"id": p.ID[:8]}, &sh)
 	cli := exec.Command("nika", "show", p.ID)
 	cli.Dir = g.Dir
@@ -252,7 +253,7 @@ func TestMCPTools(t *testing.T) {
 	}
 
 	// list: pending, ready, with the line
-	var ls mcpListOut
+	var ls nikamcp.ListOut
 	ok(t, cs, "list", map[string]any{}, &ls)
 	if len(ls.Proposals) != 2 {
 		t.Fatalf("list %+v", ls)
@@ -264,7 +265,7 @@ func TestMCPTools(t *testing.T) {
 	}
 
 	// status
-	var st mcpStatusOut
+	var st nikamcp.StatusOut
 	ok(t, cs, "status", nil, &st)
 	if st.Branch != "main" || st.Head == nil || st.WorkflowsTotal != 1 || len(st.Workflows) != 1 || !st.Workflows[0].Clean ||
 		st.Pending != 2 || strings.Join(st.Allow, ",") != "docs/**" {
@@ -279,7 +280,7 @@ func TestMCPTools(t *testing.T) {
 	}
 
 	// explain
-	var ex mcpExplainOut
+	var ex nikamcp.ExplainOut
 	ok(t, cs, "explain", map[string]any{"code": "nika-parse-002"}, &ex)
 	if ex.Code != "NIKA-PARSE-002" || ex.Text == "" {
 		t.Errorf("explain %+v", ex)
@@ -287,7 +288,7 @@ func TestMCPTools(t *testing.T) {
 
 	// feedback: the human's word on a proposal, for the agent's next edit;
 	// a pending one with no word yet
-	var fb mcpFeedbackOut
+	var fb nikamcp.FeedbackOut
 	ok(t, cs, "feedback", map[string]any{"id": doc.ID}, &fb)
 	if fb.Type != "feedback" || fb.Feedback.ID != doc.ID || fb.Feedback.Decision != "pending" || len(fb.Feedback.Comments) != 0 {
 		t.Errorf("feedback %+v", fb)
@@ -295,7 +296,7 @@ func TestMCPTools(t *testing.T) {
 	refused(t, cs, "feedback", map[string]any{"id": "0123456789abcdef"}, refusal.NotFound)
 
 	// withdraw: discarded, touches no project file, once
-	var wd mcpWithdrawOut
+	var wd nikamcp.WithdrawOut
 	ok(t, cs, "withdraw", map[string]any{"id": doc.ID}, &wd)
 	if wd.ID != doc.ID || wd.State != "discarded" {
 		t.Errorf("withdraw %+v", wd)
@@ -344,7 +345,7 @@ func mustJSON(t *testing.T, v any) []byte {
 func TestMCPBadInput(t *testing.T) {
 	g := mcpProject(t)
 	cs := startMCP(t, g.Dir)
-	huge := strings.Repeat("a", mcpMaxText+1)
+	huge := strings.Repeat("a", nikamcp.MaxText+1)
 	for _, tc := range []struct {
 		name  string
 		tool  string
@@ -375,7 +376,7 @@ func TestMCPBadInput(t *testing.T) {
 			if !res.IsError {
 				t.Fatalf("accepted: %s", text(res))
 			}
-			var r mcpRefusal
+			var r nikamcp.Refusal
 			decode(t, res, &r)
 			if r.Type != "refusal" || (tc.class != "" && r.Class != tc.class) || !strings.Contains(r.Text, tc.text) || r.Exit != refusal.Code(r.Class) {
 				t.Errorf("refusal %+v, want %s saying %q", r, tc.class, tc.text)
@@ -409,7 +410,7 @@ func TestMCPBadInput(t *testing.T) {
 			t.Errorf("%s: %+v", state, r)
 		}
 		refused(t, cs, "check", map[string]any{"text": mcpGood}, refusal.Dirty)
-		var st mcpStatusOut
+		var st nikamcp.StatusOut
 		ok(t, cs, "status", nil, &st)
 		if st.InProgress == "" {
 			t.Errorf("%s: status does not say so", state)
@@ -444,7 +445,7 @@ func TestMCPProtocolVersions(t *testing.T) {
 			if ir := cs.InitializeResult(); ir != nil && ir.ProtocolVersion != v {
 				t.Errorf("negotiated %s, asked for %s", ir.ProtocolVersion, v)
 			}
-			var ls mcpListOut
+			var ls nikamcp.ListOut
 			ok(t, cs, "list", map[string]any{}, &ls)
 			if ls.Type != "list" {
 				t.Errorf("list %+v", ls)
@@ -537,7 +538,7 @@ func TestMCPWritesNothingElse(t *testing.T) {
 		return func(cs *mcp.ClientSession, last *string) {
 			res := callTool(t, cs, tool, args(*last))
 			if !res.IsError && (tool == "propose") {
-				var p mcpProposeOut
+				var p nikamcp.ProposeOut
 				decode(t, res, &p)
 				if p.ID != "" {
 					*last = p.ID
@@ -702,29 +703,3 @@ func TestWorldStateSees(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
-
-// TestMCPWordsEveryFix: the MCP door words every refusal.Fix, in an
-// agent's terms: no CLI flag.
-func TestMCPWordsEveryFix(t *testing.T) {
-	for _, f := range refusal.Fixes() {
-		for _, subject := range []string{"", "0123456789abcdef0123", "docs/a.md"} {
-			w := mcpFix(f, subject)
-			if w == "" {
-				t.Errorf("mcpFix(%s) has no words", f)
-			}
-			if flagRE.MatchString(w) {
-				t.Errorf("mcpFix(%s, %q) = %q names a CLI flag", f, subject, w)
-			}
-		}
-	}
-	// the hint is the library's door-neutral words, then the fix in the
-	// agent's: nothing is translated from another door's words
-	e := refusal.New(refusal.NotAllowed, "", "path %q is a supporting file that you did not allow", "docs/a.md").WithFix(refusal.AllowFile, "docs/a.md")
-	if h, want := mcpHint(e), mcpFix(refusal.AllowFile, "docs/a.md"); h != want {
-		t.Errorf("mcpHint = %q, want %q", h, want)
-	}
-	e = refusal.New(refusal.NotFound, "give at least 8 hex characters of the id", "no proposal").WithFix(refusal.ListProposals, "")
-	if h, want := mcpHint(e), "give at least 8 hex characters of the id; "+mcpFix(refusal.ListProposals, ""); h != want {
-		t.Errorf("mcpHint = %q, want %q", h, want)
-	}
-}

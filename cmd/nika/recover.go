@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/refusal"
 	"github.com/urfave/cli/v2"
@@ -38,7 +39,7 @@ func (d *door) recover(c *cli.Context) error {
 			// What was settled and what a human must look at come with the
 			// refusal, in the one object: nothing is lost.
 			e := asRefusal(rerr)
-			out.Refusal = &refusalJSON{Type: "refusal", Class: e.Class, Text: d.scrub(e.Text), Hint: d.scrub(cliHint(e)), Fix: e.Fix, Exit: refusal.Code(e.Class)}
+			out.Refusal = &refusalJSON{Type: "refusal", Class: e.Class, Text: d.scrub(e.Text), Hint: d.scrub(doorwords.CLIHint(e)), Fix: e.Fix, Exit: refusal.Code(e.Class)}
 			d.code = refusal.Code(e.Class)
 		}
 		return d.writeJSON(out)

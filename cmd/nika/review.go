@@ -4,16 +4,12 @@ import (
 	"fmt"
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/urfave/cli/v2"
 
-	"github.com/nika-dev/nika/changeset"
-	"github.com/nika-dev/nika/changeset/hunks"
-	"github.com/nika-dev/nika/cmd/nika/internal/review"
 	"github.com/nika-dev/nika/flow"
-	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/refusal"
+	"github.com/nika-dev/nika/review"
+	"github.com/nika-dev/nika/terminal"
 )
 
 func (d *door) reviewCommand() *cli.Command {
@@ -26,7 +22,7 @@ func (d *door) reviewCommand() *cli.Command {
 	}
 }
 
-// review is the interactive review. The screen (internal/review) only
+// review is the interactive review. The screen (package review) only
 // chooses: it ends by building the part the human kept, which is then a
 // derived proposal previewed and consented outside the screen through the
 // same consent reader as nika apply (consentOn), or by discarding the
@@ -40,31 +36,25 @@ func (d *door) review(c *cli.Context) error {
 	if err := flow.Ready(r, p); err != nil {
 		return err
 	}
-	f, err := openTTY()
+	t, err := terminal.Open()
 	if err != nil {
 		return refusal.New(refusal.NoConsent,
 			fmt.Sprintf("run nika review %s in a terminal", short(p.ID())),
 			"no terminal to review on (%v) · nothing was decided", err)
 	}
-	defer f.Close()
-	in, err := reviewInput(p)
+	defer t.Close()
+	in, err := review.InputOf(p)
 	if err != nil {
 		return err
 	}
-	in.Color = d.colorFor(f)
-	m := review.New(in)
-	opts := []tea.ProgramOption{tea.WithInput(f), tea.WithOutput(f), tea.WithoutSignalHandler()}
-	if !in.Color {
-		opts = append(opts, tea.WithColorProfile(colorprofile.NoTTY))
+	in.Color = d.colorFor(t.File())
+	res, err := review.Run(t.File(), in)
+	if err != nil {
+		return err
 	}
-	if _, err := tea.NewProgram(m, opts...).Run(); err != nil {
-		return refusal.New(refusal.Io, "", "the review screen failed (%v) · nothing was decided", err)
-	}
-	res := m.Result()
-	t := newTerminal(f)
 	switch res.Decision {
 	case review.Discard:
-		kinds, err := flow.SaveComments(r, p, comments(res))
+		kinds, err := flow.SaveComments(r, p, res.FlowComments())
 		if err != nil {
 			return err
 		}
@@ -85,16 +75,12 @@ func (d *door) review(c *cli.Context) error {
 		}
 		return nil
 	}
-	kinds, err := flow.SaveComments(r, p, comments(res))
+	kinds, err := flow.SaveComments(r, p, res.FlowComments())
 	if err != nil {
 		return err
 	}
 	d.redactedNote(kinds)
-	ch := flow.Choice{}
-	for _, h := range res.Dropped {
-		ch.Drop = append(ch.Drop, flow.HunkRef{Path: h.Path, N: h.N})
-	}
-	sub, err := flow.Derive(r, p, ch)
+	sub, err := flow.Derive(r, p, res.Choice())
 	if err != nil {
 		return err
 	}
@@ -115,55 +101,6 @@ func (d *door) redactedNote(kinds []string) {
 	if len(kinds) > 0 {
 		d.note("a comment held what looks like a secret (%s): it was kept redacted", strings.Join(kinds, ", "))
 	}
-}
-
-func comments(res review.Result) []flow.Comment {
-	var out []flow.Comment
-	for _, c := range res.Comments {
-		out = append(out, flow.Comment{On: c.On, Text: c.Text})
-	}
-	return out
-}
-
-// reviewInput is the screen's view of a proposal: each change with its
-// numbered hunks (changeset/hunks, the preview's own), raw; the screen
-// escapes everything it draws.
-func reviewInput(p *flow.Proposed) (review.Input, error) {
-	in := review.Input{ID: p.ID(), Goal: p.Proposal.Set.Goal, Branch: p.Branch()}
-	for _, c := range p.Proposal.Set.Changes {
-		us, err := hunks.Of(c)
-		if err != nil {
-			return in, refusal.New(refusal.Internal, "", "%v", err)
-		}
-		f := review.File{Path: string(c.Path), From: string(c.From), Kind: string(c.Kind)}
-		for _, u := range us {
-			h := review.Hunk{N: u.N}
-			switch {
-			case !u.Whole:
-				h.Title = u.Hunks[0].Header()
-			case c.Kind == changeset.Move:
-				h.Title = "the whole move"
-			case c.Kind == changeset.Update:
-				h.Title = "the mode change " + c.Before.Mode.String() + " → " + c.After.Mode.String()
-			default:
-				h.Title = "the whole file"
-			}
-			for i, hk := range u.Hunks {
-				if u.Whole || i > 0 {
-					h.Lines = append(h.Lines, " "+hk.Header())
-				}
-				for _, l := range hk.Lines {
-					h.Lines = append(h.Lines, string(l.Op)+l.Text)
-				}
-			}
-			if len(h.Lines) == 0 {
-				h.Lines = []string{" (no lines: " + preview.Escape(h.Title) + ")"}
-			}
-			f.Hunks = append(f.Hunks, h)
-		}
-		in.Files = append(in.Files, f)
-	}
-	return in, nil
 }
 
 func plural(n int, one, many string) string {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nika-dev/nika/protocol"
 	"github.com/nika-dev/nika/session"
 	"github.com/nika-dev/nika/session/reasoner"
 )
@@ -520,7 +522,7 @@ func TestServeNoRedirect(t *testing.T) {
 func TestServeStrict(t *testing.T) {
 	sessionRepo(t)
 	h := startServe(t)
-	if l := h.hello["limits"].(map[string]any); l["line_bytes"].(float64) != MaxRequest {
+	if l := h.hello["limits"].(map[string]any); l["line_bytes"].(float64) != protocol.MaxRequest {
 		t.Fatalf("limits %v", l)
 	}
 	for _, c := range []struct{ line, class, says string }{
@@ -553,11 +555,11 @@ func TestServeStrict(t *testing.T) {
 		t.Errorf("%v", res)
 	}
 	// a line over the limit: refused, skipped, the session goes on
-	big := `{"call":"turn","text":"` + strings.Repeat("x", MaxRequest) + `"}` + "\n"
+	big := `{"call":"turn","text":"` + strings.Repeat("x", protocol.MaxRequest) + `"}` + "\n"
 	go h.send(big)
 	res := h.read()
 	o := res["outcomes"].([]any)[0].(map[string]any)
-	if o["class"] != "TooLarge" || o["exit"].(float64) != 14 || !strings.Contains(o["text"].(string), fmt.Sprint(MaxRequest)) {
+	if o["class"] != "TooLarge" || o["exit"].(float64) != 14 || !strings.Contains(o["text"].(string), fmt.Sprint(protocol.MaxRequest)) {
 		t.Fatalf("%v", o)
 	}
 	if got := kinds(h.call(map[string]any{"seq": 9, "call": "turn", "text": "/help"})); got != "answer" {
@@ -601,6 +603,61 @@ func TestServeClasses(t *testing.T) {
 	out := h.call(map[string]any{"call": "turn", "text": "```md path=docs/notes.md\nhi\n```\n"})
 	if !strings.Contains(out[0]["text"].(string), "· /allow docs/notes.md allows it for the turns that follow") || out[0]["fix"] != "allow-file" {
 		t.Errorf("the fix is not the session's own: %v", out)
+	}
+}
+
+// TestServeCheckOfNothingIsNotFound: /check of a workflow that does not
+// exist (in an existing directory or not) is NotFound over the protocol,
+// as nika check of the same path is at the CLI: every door gives one class.
+func TestServeCheckOfNothingIsNotFound(t *testing.T) {
+	repo := sessionRepo(t)
+	h := startServe(t)
+	defer h.close()
+	for _, p := range []string{"flows/missing.nika.yaml", "nope/missing.nika.yaml"} {
+		out := h.call(map[string]any{"call": "turn", "text": "/check " + p})
+		if len(out) != 1 || out[0]["class"] != "NotFound" || out[0]["exit"].(float64) != 10 {
+			t.Errorf("/check %s: %v, want NotFound (10)", p, out)
+		}
+		cmd := exec.Command("nika", "check", "--json", p)
+		cmd.Dir = repo
+		b, err := cmd.Output()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 10 || !strings.Contains(string(b), `"class": "NotFound"`) {
+			t.Errorf("nika check %s: %v %s, want NotFound (10)", p, err, b)
+		}
+	}
+}
+
+// TestServeRefusesUnderAnAgent: nika serve takes consents for a human, so
+// an agent host's command environment is refused before the hello, with
+// NoConsent (12), as docs/protocol.md says: on stderr, or as the refusal
+// object on stdout with --json.
+func TestServeRefusesUnderAnAgent(t *testing.T) {
+	repo := sessionRepo(t)
+	for _, withJSON := range []bool{false, true} {
+		args := []string{"serve", "--stdio"}
+		if withJSON {
+			args = append(args, "--json")
+		}
+		cmd := exec.Command("nika", args...)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "CLAUDECODE=1")
+		cmd.Stdin = strings.NewReader(`{"call":"snapshot"}` + "\n")
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 12 {
+			t.Errorf("--json %v: %v, want exit 12", withJSON, err)
+		}
+		switch {
+		case strings.Contains(stdout.String(), "hello"):
+			t.Errorf("--json %v: a hello under an agent: %s", withJSON, stdout.String())
+		case withJSON && !strings.Contains(stdout.String(), `"class": "NoConsent"`):
+			t.Errorf("--json: stdout %q", stdout.String())
+		case !withJSON && !strings.Contains(stderr.String(), "refused (NoConsent)"):
+			t.Errorf("stderr %q", stderr.String())
+		}
 	}
 }
 

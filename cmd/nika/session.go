@@ -2,26 +2,22 @@ package main
 
 // The session's doors on the terminal: bare `nika` opens the session on
 // an interactive terminal, and prints a deterministic summary of the
-// project on a pipe. The machine is session.Machine; this file only reads
-// lines from the terminal, prints outcomes, and carries out the run and
-// resume requests the machine hands back as data.
+// project on a pipe. The machine is session.Machine; these files only
+// read lines from the terminal (session_term.go), print outcomes and ask
+// for answers (session_show.go), and carry out the run and resume requests
+// the machine hands back as data (protocol.Carry, shared with the stdio
+// protocol).
 
 import (
-	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/nika-dev/nika/changeset"
-	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/preview"
-	"github.com/nika-dev/nika/redact"
 	"github.com/nika-dev/nika/refusal"
-	"github.com/nika-dev/nika/session"
-	"github.com/nika-dev/nika/session/intelligence"
 	"github.com/nika-dev/nika/session/project"
+	"github.com/nika-dev/nika/terminal"
 )
 
 // bare is `nika` with no verb.
@@ -33,15 +29,10 @@ func (d *door) bare(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if d.json || !isTerminal(d.stdout) || !isReaderTerminal(d.stdin) {
+	if d.json || !terminal.IsTerminal(d.stdout) || !terminal.IsTerminal(d.stdin) {
 		return d.summary(eng)
 	}
 	return d.terminalSession(eng)
-}
-
-func isReaderTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && isTerminal(f)
 }
 
 func (d *door) openEngine() (*project.Engine, error) {
@@ -66,280 +57,4 @@ func (d *door) summary(eng *project.Engine) error {
 	return err
 }
 
-// runOutcome is what a door did with a run or resume request.
-type runOutcome struct {
-	Status  string `json:"status"` // "ran" or "not configured"
-	Exit    int    `json:"exit"`
-	Command string `json:"command,omitempty"` // the command to run by hand
-}
-
-func (runOutcome) Kind() string { return "run" }
-
-// carry carries out a RunRequested or a ResumeRequested through flow, the
-// way nika apply carries out a proposal's run request (the project's
-// nika.runner and nika.resume templates), then tells the machine how the
-// run ended. The runner's standard output is copied to echo (nil: kept
-// from the output) and read for a paused frame.
-func (d *door) carry(eng *project.Engine, m *session.Machine, req session.Outcome, echo, errw io.Writer) []session.Outcome {
-	var rr *flow.RunResult
-	var command string // what the human runs when no runner is configured
-	switch v := req.(type) {
-	case session.RunRequested:
-		run := flow.RunSpec{Workflow: v.Workflow, Vars: v.Vars, MaxCostUSD: v.MaxCostUSD}
-		rr, command = flow.CarryRun(d.repo, run, true, flow.RunIO{Echo: echo, Err: errw}), suggestedRun(run)
-	case session.ResumeRequested:
-		r := flow.ResumeSpec{Trace: v.ID.Trace, Task: v.ID.Task, Answer: v.Answer}
-		rr, command = flow.CarryResume(d.repo, r, flow.RunIO{Echo: echo, Err: errw}), suggestedResume(r)
-	default:
-		return nil
-	}
-	switch rr.Status {
-	case flow.NotConfigured:
-		return []session.Outcome{runOutcome{Status: string(flow.NotConfigured), Command: command}}
-	case flow.NotStarted:
-		return []session.Outcome{session.Refusal{Class: session.Io, Text: eng.ScrubProgram(fmt.Sprintf("the runner %s could not start: %v · check git config nika.runner", rr.Argv[0], rr.Err))}}
-	}
-	return append([]session.Outcome{runOutcome{Status: string(flow.Ran), Exit: rr.Exit}}, m.ObserveRun(rr.Exit, session.ParseRunOutput(rr.Output))...)
-}
-
-// termSession is the session on the controlling terminal. Every string
-// that came from outside nika (the model's replies, goals, paths, hook and
-// runner output, reasoners' errors) is written through the one escaper;
-// the preview escapes its own.
-type termSession struct {
-	d   *door
-	t   *terminal
-	eng *project.Engine
-	m   *session.Machine
-}
-
-func (s *termSession) printf(format string, args ...any) { fmt.Fprintf(s.t, format, args...) }
-
-// text writes text from outside nika, escaped, ending with a newline.
-func (s *termSession) text(t string) {
-	t = escapeText(t)
-	if !strings.HasSuffix(t, "\n") {
-		t += "\n"
-	}
-	io.WriteString(s.t, t)
-}
-
 func escapeText(t string) string { return preview.EscapeText(t) }
-
-func (d *door) terminalSession(eng *project.Engine) error {
-	f, err := openTTY()
-	if err != nil {
-		return d.summary(eng)
-	}
-	defer f.Close()
-	t := newTerminal(f)
-	home, _ := os.UserHomeDir()
-	choice, kept, err := intelligence.Load(home)
-	if err != nil {
-		fmt.Fprintf(t, "nika: %s\n", escape(err.Error()))
-	}
-	if !kept {
-		choice = chooseIntelligence(t, home)
-	}
-	rsn := serveChoice(t, choice)
-	m, err := session.New(eng, rsn, session.Options{Verbs: d.verbs()})
-	if err != nil {
-		return err
-	}
-	s := &termSession{d: d, t: t, eng: eng, m: m}
-	s.printf("nika session · %s\n\n", escape(whereNow(choice, rsn)))
-	io.WriteString(t, escapeText(m.Snapshot().Summary()))
-	s.printf("\nAsk a question, paste a reply or a patch, or type /help. /quit ends the session.\n")
-	for {
-		in, pasted, err := t.input(s.prompt())
-		if err != nil {
-			break
-		}
-		if pasted {
-			s.show(m.Paste(in))
-			continue
-		}
-		trim := strings.TrimSpace(in)
-		if trim == "/quit" || trim == "/exit" {
-			break
-		}
-		text, ok := s.collect(in)
-		if !ok {
-			break
-		}
-		s.show(m.Turn(text))
-	}
-	if p := m.Pending(); p != nil {
-		s.printf("proposal %s stays pending (nika apply %s)\n", short(p.ID), short(p.ID))
-	}
-	return nil
-}
-
-// prompt is the session's prompt; it shows what /allow allows.
-func (s *termSession) prompt() string {
-	if a := s.m.Allowed(); len(a) > 0 {
-		return "nika [allow " + strings.Join(a, " ") + "]> "
-	}
-	return "nika> "
-}
-
-func whereNow(c intelligence.Choice, r session.Reasoner) string {
-	if r == nil {
-		return intelligence.Where(intelligence.Choice{Kind: intelligence.None})
-	}
-	return intelligence.Where(c)
-}
-
-// collect reads the rest of a typed multi-line input: a fenced block up to
-// its closing fence, an apply_patch payload up to *** End Patch, or
-// anything between /paste and /end. A paste within it is taken whole.
-func (s *termSession) collect(first string) (string, bool) {
-	trim := strings.TrimSpace(first)
-	var end func(string) bool
-	lines := []string{first}
-	switch {
-	case trim == "/paste":
-		lines = nil
-		end = func(l string) bool { return strings.TrimSpace(l) == "/end" }
-	case strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~"):
-		fence := trim[:3]
-		end = func(l string) bool { return strings.TrimSpace(l) == fence }
-	case strings.HasPrefix(trim, "*** Begin Patch"):
-		end = func(l string) bool { return strings.TrimSpace(l) == "*** End Patch" }
-	default:
-		return first, true
-	}
-	for {
-		in, pasted, err := s.t.input("")
-		if err != nil {
-			return strings.Join(lines, "\n") + "\n", len(lines) > 0
-		}
-		for _, l := range strings.Split(strings.TrimSuffix(in, "\n"), "\n") {
-			if !pasted && end(l) {
-				if trim != "/paste" {
-					lines = append(lines, l)
-				}
-				return strings.Join(lines, "\n") + "\n", true
-			}
-			lines = append(lines, l)
-		}
-		if pasted && trim == "/paste" {
-			// /paste then a bracketed paste: the paste is the input.
-			return strings.Join(lines, "\n") + "\n", true
-		}
-	}
-}
-
-// show prints outcomes, and asks the human where an outcome waits for
-// them: consent for a proposal, an answer for a gate. Both prompts are read
-// with the consent reader: input typed ahead is discarded and a pasted
-// line is never an answer.
-func (s *termSession) show(outs []session.Outcome) {
-	for _, o := range outs {
-		switch v := o.(type) {
-		case session.Answer:
-			s.text(v.Text)
-			for _, c := range v.Corrections {
-				s.printf("nika: correction (%s): %s\n", escape(c.Kind), escape(c.Text))
-			}
-			if len(v.Redacted) > 0 {
-				s.printf("nika: redacted before sending: %s\n", escape(redact.Summary(v.Redacted)))
-			}
-		case session.Proposal:
-			io.WriteString(s.t, v.Preview)
-			for {
-				line, err := s.t.answer(fmt.Sprintf("Apply proposal %s? Type yes to apply; anything else discards it: ", short(v.ID)))
-				if err != nil {
-					s.printf("no answer: proposal %s stays pending\n", short(v.ID))
-					return
-				}
-				res := s.m.ConsentTo(v.ID, line)
-				if r, ok := res[0].(session.Refusal); ok && r.Class == session.EmptyAnswer {
-					s.text(r.Text)
-					continue
-				}
-				s.show(res)
-				break
-			}
-		case session.Discarded:
-			s.printf("discarded %s: %s\n", short(v.ID), escape(v.Reason))
-		case session.Applied:
-			s.printf("applied %s: %s is now at %s (%d file(s))\n", short(v.ID), escape(v.Branch), short(v.Commit), len(v.Paths))
-			io.WriteString(s.t, escapeText(v.Note))
-		case session.RunRequested, session.ResumeRequested:
-			s.show(s.d.carry(s.eng, s.m, v, newEscapingWriter(s.t.f), newEscapingWriter(s.t.f)))
-		case runOutcome:
-			if v.Status == string(flow.Ran) {
-				s.printf("runner exited %d\n", v.Exit)
-			} else {
-				s.printf("no runner is configured (git config nika.runner, nika.resume); to run it:\n  %s\n", escape(v.Command))
-			}
-		case session.GateAsk:
-			s.printf("The run %s waits at task %s: %s\n", escape(v.ID.Trace), escape(v.ID.Task), escape(v.Question))
-			for {
-				line, err := s.t.answer("Your answer: ")
-				if err != nil {
-					s.printf("no answer: the run stays paused\n")
-					return
-				}
-				res := s.m.AnswerGateFor(v.ID, line)
-				if r, ok := res[0].(session.Refusal); ok && r.Class == session.EmptyAnswer {
-					s.text(r.Text)
-					continue
-				}
-				s.show(res)
-				break
-			}
-		case session.AskIntelligence:
-			home, _ := os.UserHomeDir()
-			c := chooseIntelligence(s.t, home)
-			r := serveChoice(s.t, c)
-			s.m.SetReasoner(r)
-			s.printf("nika session · %s\n", escape(whereNow(c, r)))
-		case session.Builtins, session.Providers, session.LastRun:
-			s.text(o.(session.Texter).Text())
-		case session.Refusal:
-			s.printf("nika: refused (%s): %s\n", v.Class, escape(sessionText(v)))
-		}
-	}
-}
-
-// chooseIntelligence asks the human in plain words and keeps the choice.
-// Where the session's data goes is the human's to say: the answers are
-// read like a consent, typed after the question and never pasted.
-func chooseIntelligence(t *terminal, home string) intelligence.Choice {
-	census := intelligence.Take(intelligence.LookPath, intelligence.LookupEnv)
-	ask := func(prompt string) (string, error) {
-		line, err := t.answer(escapePrompt(prompt))
-		if err != nil {
-			return "", io.EOF
-		}
-		return line, nil
-	}
-	c, ok, err := intelligence.Ask(census, ask)
-	if err != nil || !ok {
-		fmt.Fprintln(t, "\nno choice was made: this session has no intelligence, and nothing is kept · /intelligence asks again")
-		return intelligence.Choice{Kind: intelligence.None}
-	}
-	if err := intelligence.Save(home, c); err != nil {
-		fmt.Fprintf(t, "nika: %s\n", escape(err.Error()))
-	} else {
-		fmt.Fprintln(t, "kept in ~/.nika/session-intelligence.json · /intelligence asks again")
-	}
-	return c
-}
-
-// escapePrompt escapes a question of many lines for the terminal.
-func escapePrompt(p string) string { return escapeText(p) }
-
-// serveChoice builds the reasoner, or says why this machine cannot serve
-// the choice and what fixes it. It never replaces the choice.
-func serveChoice(t *terminal, c intelligence.Choice) session.Reasoner {
-	r, err := intelligence.Serve(c, intelligence.LookPath, intelligence.LookupEnv)
-	if err != nil {
-		fmt.Fprintf(t, "nika: refused (%s): %s\n", session.ClassOf(err), escape(sessionText(session.Refused(err))))
-		fmt.Fprintln(t, "this session goes on without an intelligence until you fix it")
-		return nil
-	}
-	return r
-}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/refusal"
@@ -27,7 +28,7 @@ func (d *door) show(c *cli.Context) error {
 	switch st, why := flow.StatusOf(r, p); {
 	case why != nil:
 		e := asRefusal(why)
-		d.note("state: %s: %s · %s", st, escape(d.scrub(e.Text)), escape(d.scrub(cliHint(e))))
+		d.note("state: %s: %s · %s", st, escape(d.scrub(e.Text)), escape(d.scrub(doorwords.CLIHint(e))))
 	case st == flow.Pending:
 		d.note("state: pending; to apply it: nika apply %s", short(p.ID()))
 	default:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/preview"
 	"github.com/nika-dev/nika/proof"
 	"github.com/nika-dev/nika/refusal"
@@ -38,7 +39,7 @@ func (d *door) verify(c *cli.Context) error {
 		for i := range res.Failures {
 			// The fix in the CLI's words, for the human and for --json.
 			f := &res.Failures[i]
-			f.Hint = joinHint(f.Hint, cliFix(f.Fix, f.Subject))
+			f.Hint = doorwords.JoinHint(f.Hint, doorwords.CLI(f.Fix, f.Subject))
 		}
 	}
 	var nProven, nFailed, nOther int

@@ -49,7 +49,7 @@ import (
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/flow"
 	"github.com/nika-dev/nika/gitstage"
-	"github.com/nika-dev/nika/internal/synth"
+	"github.com/nika-dev/nika/gitstage/gittest/synth"
 	"github.com/nika-dev/nika/preview"
 )
 

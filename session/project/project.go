@@ -307,7 +307,8 @@ func (e *Engine) read(p string, max int64) ([]byte, error) {
 	case err != nil:
 		return nil, session.Errorf(session.Io, "%s could not be read", p)
 	case !info.Exists:
-		return nil, session.Errorf(session.NotAllowed, "%s does not exist in the project", p)
+		// Not there is NotFound, at every door (flow.ReadDisk: nika check).
+		return nil, session.Errorf(session.NotFound, "%s does not exist in the project", p)
 	case info.Symlink:
 		return nil, session.Errorf(session.NotAllowed, "%s is a symlink; it is not read", p)
 	case !info.Regular:

@@ -1,6 +1,9 @@
 // Package gittest builds throwaway git repositories for tests with the real
 // git CLI, isolated from the host's configuration, so that tests check nika
-// against git itself.
+// against git itself. It lives beside gitstage, the room of all git, and
+// serves the tests of every room that works on a repository (gitstage,
+// consent, flow, proof, the doors); synth, under it, builds the large
+// synthetic repositories of the benchmarks.
 package gittest
 
 import (

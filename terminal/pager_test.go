@@ -1,4 +1,4 @@
-package main
+package terminal
 
 import (
 	"bytes"
@@ -11,8 +11,9 @@ import (
 	"github.com/creack/pty"
 )
 
-// terminal gives a door whose stdout is a real terminal of the given
-// height, and returns what the terminal showed.
+// pagedOn pages out on a real terminal of the given height, with the pager
+// chosen as a door outside a repository chooses it, and returns what the
+// terminal showed.
 func pagedOn(t *testing.T, rows uint16, out []byte) string {
 	t.Helper()
 	ptm, tty, err := pty.Open()
@@ -26,8 +27,7 @@ func pagedOn(t *testing.T, rows uint16, out []byte) string {
 	var got bytes.Buffer
 	done := make(chan struct{})
 	go func() { io.Copy(&got, ptm); close(done) }()
-	d := &door{stdout: tty, stderr: io.Discard}
-	if err := d.page(out); err != nil {
+	if err := Page(tty, out, Pager(false, nil), io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	tty.Close()
@@ -73,14 +73,14 @@ func TestColorFollowsTerminalAndNoColor(t *testing.T) {
 	defer tty.Close()
 	os.Unsetenv("NIKA_COLOR")
 	t.Setenv("NO_COLOR", "")
-	if !(&door{stdout: tty}).colorOn() {
+	if !Color(tty, "", nil) {
 		t.Error("no color on a terminal")
 	}
-	if (&door{stdout: &bytes.Buffer{}}).colorOn() {
+	if Color(&bytes.Buffer{}, "", nil) {
 		t.Error("color on a pipe")
 	}
 	t.Setenv("NO_COLOR", "1")
-	if (&door{stdout: tty}).colorOn() {
+	if Color(tty, "", nil) {
 		t.Error("color despite NO_COLOR")
 	}
 }

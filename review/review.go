@@ -4,14 +4,16 @@
 // hunk, and ends the review by building the part they chose, or by
 // discarding the proposal, with the comments.
 //
-// Why a package of its own, inside cmd/nika: it is the door's screen and
-// nothing else (DESIGN.md: the doors hold no logic a library user would
-// need), but its update logic is a state machine worth testing on its own,
-// key by key, with no terminal (review_test.go). It decides nothing about
-// the project: the door turns its Result into a flow.Choice, and the part
-// chosen becomes a derived proposal that is previewed and consented with
-// the typed yes outside this screen, through the same consent reader as
-// nika apply. Nothing here applies; the screen cannot consent.
+// Why a package of its own: it is a door's screen and nothing else
+// (DESIGN.md: the doors hold no logic a library user would need), but its
+// update logic is a state machine worth testing on its own, key by key,
+// with no terminal (review_test.go). It decides nothing about the project:
+// the door (cmd/nika's review verb) turns its Result into a flow.Choice
+// (Result.Choice), and the part chosen becomes a derived proposal that is
+// previewed and consented with the typed yes outside this screen, through
+// the same consent reader as nika apply (package terminal). Nothing here
+// applies; the screen cannot consent. InputOf builds the screen's view of
+// a proposal, and Run runs the screen on the controlling terminal.
 //
 // It is built on bubbletea v2 and lipgloss v2, the kept Go libraries for
 // terminal screens: bubbletea owns the terminal (raw mode, the alternate
@@ -34,6 +36,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/nika-dev/nika/doorwords"
 	"github.com/nika-dev/nika/preview"
 )
 
@@ -538,17 +541,9 @@ func (m *Model) rowText(i int) string {
 	return fmt.Sprintf("%s    %s hunk %d  %s%s", mark, box, h.N, preview.Escape(h.Title), note)
 }
 
-func short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
+func short(id string) string { return doorwords.Short(id) }
 
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
-}
+func firstLine(s string) string { return doorwords.FirstLine(s) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {

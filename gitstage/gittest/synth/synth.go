@@ -96,7 +96,7 @@ func HistoryTouches(n, c int) []int {
 
 // Build makes (or reuses) a repository of n files in cache/repo-<n>, with
 // the working tree checked out and a clean index, and returns its path. The
-// environment must already isolate git (see internal/gittest).
+// environment must already isolate git (see gitstage/gittest).
 func Build(cache string, n int) (string, error) { return BuildVariant(cache, n, "") }
 
 // Variants of the repository's configuration that BuildVariant knows.

@@ -1,29 +1,19 @@
-package main
+package terminal
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
-// page writes out to stdout, through the pager when stdout is a terminal
-// and out is taller than it, the way git does (pagerCommand).
-func (d *door) page(out []byte) error {
-	f, ok := d.stdout.(*os.File)
-	if !ok || d.json || !isTerminal(f) {
-		_, err := d.stdout.Write(out)
-		return err
-	}
-	return d.pageTo(f, out)
-}
-
-// pageTo writes out to the terminal f, through the pager when out is taller
-// than the terminal and no option turned the pager off.
-func (d *door) pageTo(f *os.File, out []byte) error {
-	pager := d.pagerCommand()
+// Page writes out to the terminal f, through pager (a shell command) when
+// out is taller than the terminal, the way git does: LESS=FRX and LV=-c
+// unless they are set. An empty pager, or cat, writes out directly. A pager
+// that cannot start must not hide the preview: out is then written as it
+// is. The pager's errors go to stderr.
+func Page(f *os.File, out []byte, pager string, stderr io.Writer) error {
 	if pager == "" || pager == "cat" || !tall(f, out) {
 		_, err := f.Write(out)
 		return err
@@ -31,7 +21,7 @@ func (d *door) pageTo(f *os.File, out []byte) error {
 	cmd := exec.Command("sh", "-c", pager)
 	cmd.Stdin = bytes.NewReader(out)
 	cmd.Stdout = f
-	cmd.Stderr = d.stderr
+	cmd.Stderr = stderr
 	cmd.Env = os.Environ()
 	if _, set := os.LookupEnv("LESS"); !set {
 		cmd.Env = append(cmd.Env, "LESS=FRX")
@@ -49,18 +39,19 @@ func (d *door) pageTo(f *os.File, out []byte) error {
 	return nil
 }
 
-// pagerCommand chooses the pager as git does, with nika's own settings
-// first: --no-pager (-P) and pager.nika=false turn it off; otherwise
+// Pager chooses the pager as git does, with nika's own settings first:
+// noPager (--no-pager, -P) and pager.nika=false turn it off; otherwise
 // NIKA_PAGER, GIT_PAGER, pager.nika (when it names a command), core.pager,
 // PAGER, then less (with LESS=FRX unless LESS is set). An empty value, or
-// cat, means no pager.
-func (d *door) pagerCommand() string {
-	if d.noPager {
+// cat, means no pager. config reads the repository's git config; nil
+// outside a repository.
+func Pager(noPager bool, config func(key string) (string, bool)) string {
+	if noPager {
 		return ""
 	}
 	var pagerNika string
-	if d.repo != nil {
-		if v, ok := d.repo.Config("pager.nika"); ok {
+	if config != nil {
+		if v, ok := config("pager.nika"); ok {
 			switch strings.ToLower(strings.TrimSpace(v)) {
 			case "false", "no", "off", "0":
 				return ""
@@ -79,8 +70,8 @@ func (d *door) pagerCommand() string {
 	if pagerNika != "" {
 		return pagerNika
 	}
-	if d.repo != nil {
-		if p, ok := d.repo.Config("core.pager"); ok {
+	if config != nil {
+		if p, ok := config("core.pager"); ok {
 			return p
 		}
 	}
@@ -92,9 +83,9 @@ func (d *door) pagerCommand() string {
 
 // tall reports whether out has more lines than the terminal f.
 func tall(f *os.File, out []byte) bool {
-	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
-	if err != nil || ws.Row == 0 {
+	n := rows(f)
+	if n == 0 {
 		return false
 	}
-	return bytes.Count(out, []byte("\n")) >= int(ws.Row)-1
+	return bytes.Count(out, []byte("\n")) >= n-1
 }

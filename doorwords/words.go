@@ -1,4 +1,20 @@
-package main
+// Package doorwords holds the words each door says for the fixes that
+// library refusals name. A library says what the fix is (refusal.Fix) and
+// what it applies to (Subject); each door says how its human or host
+// carries it out, so that no CLI flag reaches the session or an agent:
+// CLI for the command line (cmd/nika), Session for the terminal session and
+// its stdio protocol (package protocol), MCP for an agent over nika mcp
+// (package mcp). TestEveryDoorWordsEveryFix keeps the tables complete, and
+// refusal's TestLibrariesSpeakNoDoorWords keeps such words out of every
+// package that is not a door.
+//
+// The three tables share one package, beside each other so that a new Fix
+// is worded by every door at once, and because the session's two doors
+// (the terminal session in cmd/nika, the stdio protocol) speak the same
+// words. The commands a human runs by hand for a run request
+// (SuggestedRun, SuggestedResume) are here too: the CLI and both session
+// doors give them.
+package doorwords
 
 import (
 	"sort"
@@ -10,14 +26,8 @@ import (
 	"github.com/nika-dev/nika/session"
 )
 
-// The doors' words for the fixes that library refusals name. A library says
-// what the fix is (refusal.Fix) and what it applies to (Subject); each door
-// says how its human or host carries it out, so that no CLI flag reaches
-// the session or an agent. TestEveryDoorWordsEveryFix keeps the tables
-// complete.
-
-// cliFix words a fix for the command line.
-func cliFix(f refusal.Fix, subject string) string {
+// CLI words a fix for the command line.
+func CLI(f refusal.Fix, subject string) string {
 	switch f {
 	case refusal.Repropose:
 		return "rebuild the preview with nika propose"
@@ -34,37 +44,37 @@ func cliFix(f refusal.Fix, subject string) string {
 		return "split the proposal, or raise the limit with --max-input"
 	case refusal.ApplyAgain:
 		if subject != "" {
-			return "run nika apply " + short(subject) + " again when you want it"
+			return "run nika apply " + Short(subject) + " again when you want it"
 		}
 		return "run nika apply again when you want it"
 	case refusal.Rebase:
 		if subject != "" {
-			return "bring it forward with nika rebase " + short(subject)
+			return "bring it forward with nika rebase " + Short(subject)
 		}
 		return "bring it forward with nika rebase"
 	case refusal.ChooseFormat:
 		return "choose one with --format " + orDefault(subject, "auto, reply, patch, diff or search-replace")
 	case refusal.Discard:
-		return "discard it with nika discard " + orDefault(short(subject), "ID") + " (proposed again, the same input then stages a new proposal)"
+		return "discard it with nika discard " + orDefault(Short(subject), "ID") + " (proposed again, the same input then stages a new proposal)"
 	case refusal.Verify:
-		return "run nika verify " + orDefault(short(subject), "COMMIT") + " to see why"
+		return "run nika verify " + orDefault(Short(subject), "COMMIT") + " to see why"
 	case refusal.ProposeChange:
 		return "make the change through nika propose and nika apply"
 	case refusal.CheckFile:
 		return "nika check " + orDefault(subject, "PATH") + " shows the findings, nika explain CODE the fix"
 	case refusal.Push:
 		if subject != "" {
-			return "push it again with nika push " + short(subject)
+			return "push it again with nika push " + Short(subject)
 		}
 		return "push it again with nika push"
 	}
 	return ""
 }
 
-// sessionFix words a fix for the terminal session and its stdio protocol,
+// Session words a fix for the terminal session and its stdio protocol,
 // whose human works with the session's own commands (/allow, /pending,
 // /check), and with a shell for what only the CLI does.
-func sessionFix(f refusal.Fix, subject string) string {
+func Session(f refusal.Fix, subject string) string {
 	switch f {
 	case refusal.Repropose:
 		return "paste the reply again to rebuild its preview over the project as it is now"
@@ -81,7 +91,7 @@ func sessionFix(f refusal.Fix, subject string) string {
 		return "split the reply into smaller ones"
 	case refusal.ApplyAgain:
 		if subject != "" {
-			return "consent to proposal " + short(subject) + " again when you want it"
+			return "consent to proposal " + Short(subject) + " again when you want it"
 		}
 		return "consent again when you want it"
 	case refusal.Rebase:
@@ -91,21 +101,21 @@ func sessionFix(f refusal.Fix, subject string) string {
 	case refusal.Discard:
 		return "answer anything but yes while it waits, and it is discarded; the reply pasted again then stages a new proposal"
 	case refusal.Verify:
-		return "nika verify " + orDefault(short(subject), "COMMIT") + ", in a shell, says why"
+		return "nika verify " + orDefault(Short(subject), "COMMIT") + ", in a shell, says why"
 	case refusal.ProposeChange:
 		return "paste the change as a reply, and answer yes to apply it"
 	case refusal.CheckFile:
 		return "/check " + orDefault(subject, "NAME") + " shows the findings, /explain CODE the fix"
 	case refusal.Push:
-		return "push it again with nika push " + orDefault(short(subject), "ID") + " in a shell"
+		return "push it again with nika push " + orDefault(Short(subject), "ID") + " in a shell"
 	}
 	return ""
 }
 
-// mcpFix words a fix for an agent that calls nika mcp's tools: what it can
+// MCP words a fix for an agent that calls nika mcp's tools: what it can
 // do with the tools, and what only its human can do. It names tools, never
 // a CLI flag: the agent has none to give.
-func mcpFix(f refusal.Fix, subject string) string {
+func MCP(f refusal.Fix, subject string) string {
 	switch f {
 	case refusal.Repropose:
 		return "call propose again with the same text: it is resolved over the current HEAD and files"
@@ -119,7 +129,7 @@ func mcpFix(f refusal.Fix, subject string) string {
 		return "split the change into smaller proposals, each under the limit"
 	case refusal.ApplyAgain:
 		if subject != "" {
-			return "give the human the line nika apply " + short(subject) + " again; only they can apply it"
+			return "give the human the line nika apply " + Short(subject) + " again; only they can apply it"
 		}
 		return "give the human the nika apply line again; only they can apply it"
 	case refusal.Rebase:
@@ -129,39 +139,39 @@ func mcpFix(f refusal.Fix, subject string) string {
 	case refusal.Discard:
 		return "call withdraw with its id; proposed again, the same text then stages a new proposal"
 	case refusal.Verify:
-		return "the human can see why with nika verify " + orDefault(short(subject), "COMMIT") + " in their terminal"
+		return "the human can see why with nika verify " + orDefault(Short(subject), "COMMIT") + " in their terminal"
 	case refusal.ProposeChange:
 		return "call propose with the change; only the human can apply it"
 	case refusal.CheckFile:
 		return "call check with " + orDefault(subject, "the file") + "'s text to see the findings, and explain with a finding's code for the fix"
 	case refusal.Push:
-		return "ask the human to push it again with nika push " + orDefault(short(subject), "ID") + " in their terminal"
+		return "ask the human to push it again with nika push " + orDefault(Short(subject), "ID") + " in their terminal"
 	}
 	return ""
 }
 
-// mcpHint is a refusal's hint for the MCP door: the library's hint, then
+// MCPHint is a refusal's hint for the MCP door: the library's hint, then
 // the fix in the agent's words.
-func mcpHint(e *refusal.Error) string { return joinHint(e.Hint, mcpFix(e.Fix, e.Subject)) }
+func MCPHint(e *refusal.Error) string { return JoinHint(e.Hint, MCP(e.Fix, e.Subject)) }
 
-// cliHint is a refusal's hint for the CLI: the library's hint, then the
+// CLIHint is a refusal's hint for the CLI: the library's hint, then the
 // fix in the CLI's words.
-func cliHint(e *refusal.Error) string { return joinHint(e.Hint, cliFix(e.Fix, e.Subject)) }
+func CLIHint(e *refusal.Error) string { return JoinHint(e.Hint, CLI(e.Fix, e.Subject)) }
 
-// sessionText is a session refusal's text for the session's doors (the
+// SessionText is a session refusal's text for the session's doors (the
 // terminal, the stdio protocol): the library's text and hint, then the fix
 // in the session's words.
-func sessionText(r session.Refusal) string {
-	w := sessionFix(r.Fix, r.Subject)
+func SessionText(r session.Refusal) string {
+	w := Session(r.Fix, r.Subject)
 	if w == "" || strings.Contains(r.Text, w) {
 		return r.Text
 	}
 	return r.Text + " · " + w
 }
 
-// suggestedRun is the command that runs a run request by hand, when no
+// SuggestedRun is the command that runs a run request by hand, when no
 // runner is configured: the Nika runtime's nika run, with its flags.
-func suggestedRun(run flow.RunSpec) string {
+func SuggestedRun(run flow.RunSpec) string {
 	parts := []string{"nika", "run", shellQuote(run.Workflow)}
 	keys := make([]string, 0, len(run.Vars))
 	for k := range run.Vars {
@@ -177,9 +187,9 @@ func suggestedRun(run flow.RunSpec) string {
 	return strings.Join(parts, " ")
 }
 
-// suggestedResume is the command that answers a paused run's gate by
+// SuggestedResume is the command that answers a paused run's gate by
 // hand, when no resume template is configured.
-func suggestedResume(r flow.ResumeSpec) string {
+func SuggestedResume(r flow.ResumeSpec) string {
 	return "nika run --resume " + shellQuote(r.Trace) + " --answer " + shellQuote(r.Task+"="+r.Answer)
 }
 
@@ -191,7 +201,9 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func joinHint(hint, fix string) string {
+// JoinHint is a hint followed by a fix in a door's words: the fix alone
+// when it says the same as the hint, and how.
+func JoinHint(hint, fix string) string {
 	switch {
 	case fix == "":
 		return hint

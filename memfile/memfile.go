@@ -1,9 +1,9 @@
-// Package fsfile holds the two open files an fs.FS hands out when it has
+// Package memfile holds the two open files an fs.FS hands out when it has
 // read what it serves into memory: a file's bytes, or a directory's
 // entries. The checker's file systems (the proposal's tree in gitstage,
 // the disk beneath the root in safefs) both read whole and bounded, so
 // they share these rather than each keeping a copy.
-package fsfile
+package memfile
 
 import (
 	"errors"

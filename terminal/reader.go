@@ -1,68 +1,28 @@
-package main
-
-// The controlling terminal is where consent is formed, so it is part of the
-// security boundary (DESIGN.md, laws 5 and 9). Every terminal door reads
-// through this one reader: nika apply's consent prompt, the session's
-// consent and gate prompts, and the session's input line.
-//
-// How an answer is read:
-//
-//   - The terminal is put in non-canonical mode without echo, with
-//     TCSETSF, which discards every byte typed ahead; nika echoes what is
-//     typed itself, escaped, and does the line editing (backspace, Ctrl-U).
-//   - Bracketed paste is turned on (ESC[?2004h) while a line is read and
-//     off again after, so a terminal that supports it wraps a paste in
-//     ESC[200~ … ESC[201~.
-//   - A line is pasted when any of its characters arrived inside those
-//     brackets, or when it arrived in a burst: more than one character in
-//     one read from the terminal. A person's keystrokes arrive one read
-//     each; a paste, or a program writing to the terminal, arrives many at a
-//     time. A pasted line never answers a consent or a gate: the human is
-//     told to type it, and asked again.
-//   - The session's input line is the other way round: a paste is one input
-//     (a reply, a patch, a question), whatever lines it holds, and so is a
-//     burst of lines that arrive less than burstGap apart. What the human
-//     typed ahead of that prompt is kept: only answers discard it.
-//
-// What this cannot stop: a process of the same user with a pseudo-terminal
-// of its own can type at nika's prompt one key at a time (SECURITY.md).
+package terminal
 
 import (
 	"errors"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/nika-dev/nika/preview"
 )
 
-// openTTY opens the controlling terminal, the only place consent is read
-// from: not stdin (a model's output may be piped there), not a flag.
-func openTTY() (*os.File, error) {
-	return os.OpenFile("/dev/tty", os.O_RDWR, 0)
-}
-
-// burstGap is how soon after a line's end the next byte must arrive for the
+// BurstGap is how soon after a line's end the next byte must arrive for the
 // session to read both lines as one input. A person pressing Enter and then
 // typing is far slower; a paste or a program is far faster.
-const burstGap = 40 * time.Millisecond
+// docs/terminal.md states it.
+const BurstGap = 40 * time.Millisecond
 
-var (
-	// errPasted: the line was pasted, not typed.
-	errPasted = errors.New("the answer was pasted")
-	// errNoAnswer: the human ended the input (Ctrl-D on an empty line) or
-	// interrupted it (Ctrl-C).
-	errNoAnswer = errors.New("no answer")
-)
+// ErrNoAnswer: the human ended the input (Ctrl-D on an empty line) or
+// interrupted it (Ctrl-C).
+var ErrNoAnswer = errors.New("no answer")
 
-// terminal is the controlling terminal, opened for one door.
-type terminal struct {
+// Terminal is the controlling terminal, opened for one door.
+type Terminal struct {
 	f   *os.File
 	fd  int
 	buf []byte // bytes read but not yet used, with the read they came in
@@ -73,50 +33,18 @@ type terminal struct {
 	echo    []byte    // what to echo before the next read
 }
 
-func newTerminal(f *os.File) *terminal { return &terminal{f: f, fd: int(f.Fd())} }
+func newTerminal(f *os.File) *Terminal { return &Terminal{f: f, fd: int(f.Fd())} }
 
-func (t *terminal) Write(b []byte) (int, error) { return t.f.Write(b) }
+// File is the terminal's file, for what draws on it (the pager, the review
+// screen) and for the colour decision.
+func (t *Terminal) File() *os.File { return t.f }
 
-// raw puts the terminal in the mode the reader needs and returns the
-// function that restores it. With flush, every byte typed ahead is
-// discarded (TCSETSF flushes the input queue): an answer is only what is
-// typed after its prompt. Signals that end the process restore it first.
-func (t *terminal) raw(flush bool) (func(), error) {
-	old, err := unix.IoctlGetTermios(t.fd, unix.TCGETS)
-	if err != nil {
-		return nil, err
-	}
-	m := *old
-	m.Lflag &^= unix.ICANON | unix.ECHO | unix.ECHONL | unix.ISIG | unix.IEXTEN
-	m.Iflag &^= unix.ICRNL | unix.INLCR | unix.IXON
-	m.Cc[unix.VMIN], m.Cc[unix.VTIME] = 1, 0
-	set := uint(unix.TCSETS)
-	if flush {
-		set = unix.TCSETSF
-	}
-	if err := unix.IoctlSetTermios(t.fd, set, &m); err != nil {
-		return nil, err
-	}
-	t.buf, t.inPaste = nil, false
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-sig:
-			_ = unix.IoctlSetTermios(t.fd, unix.TCSETS, old)
-			t.f.WriteString("\x1b[?2004l\n")
-			signal.Reset(s)
-			_ = syscall.Kill(os.Getpid(), s.(syscall.Signal))
-		case <-done:
-		}
-	}()
-	return func() {
-		close(done)
-		signal.Stop(sig)
-		_ = unix.IoctlSetTermios(t.fd, unix.TCSETS, old)
-	}, nil
-}
+// Close closes the terminal.
+func (t *Terminal) Close() error { return t.f.Close() }
+
+// Write writes to the terminal as it is: what nika itself draws, or text
+// already escaped.
+func (t *Terminal) Write(b []byte) (int, error) { return t.f.Write(b) }
 
 // key is one input event: a rune the human typed (or pasted), or an edit.
 type key struct {
@@ -136,7 +64,7 @@ const (
 
 // next reads the next event. Escape sequences are consumed: the paste
 // brackets change inPaste, every other sequence (arrow keys) is dropped.
-func (t *terminal) next() (key, error) {
+func (t *Terminal) next() (key, error) {
 	for {
 		if len(t.buf) == 0 {
 			t.flushEcho()
@@ -179,7 +107,7 @@ func (t *terminal) next() (key, error) {
 
 // escape consumes one escape sequence at the start of buf (ESC [ params
 // final, or ESC and one character) and returns its body after ESC.
-func (t *terminal) escape() (string, bool) {
+func (t *Terminal) escape() (string, bool) {
 	if len(t.buf) < 2 {
 		// A lone ESC: drop it.
 		t.buf = t.buf[1:]
@@ -229,9 +157,9 @@ func printable(b []byte) []byte {
 var errPasteEnd = errors.New("the paste ended")
 
 // out queues bytes to echo; they are written before the next read.
-func (t *terminal) out(s string) { t.echo = append(t.echo, s...) }
+func (t *Terminal) out(s string) { t.echo = append(t.echo, s...) }
 
-func (t *terminal) flushEcho() {
+func (t *Terminal) flushEcho() {
 	if len(t.echo) > 0 {
 		t.f.Write(t.echo)
 		t.echo = t.echo[:0]
@@ -241,13 +169,13 @@ func (t *terminal) flushEcho() {
 // readLine reads one line the human edits: printable runes are echoed
 // escaped, backspace and Ctrl-U edit, Enter ends it. pasted reports that a
 // character of it was pasted. Ctrl-D on an empty line and Ctrl-C end the
-// input with errNoAnswer.
-func (t *terminal) readLine() (line string, pasted bool, err error) {
+// input with ErrNoAnswer.
+func (t *Terminal) readLine() (line string, pasted bool, err error) {
 	var rs []rune
 	for {
 		k, err := t.next()
 		if err != nil {
-			return "", false, errNoAnswer
+			return "", false, ErrNoAnswer
 		}
 		switch k.r {
 		case keyPasteEnd:
@@ -271,12 +199,12 @@ func (t *terminal) readLine() (line string, pasted bool, err error) {
 		case keyInterrupt:
 			t.out("^C\n")
 			t.flushEcho()
-			return "", false, errNoAnswer
+			return "", false, ErrNoAnswer
 		case keyEOF:
 			if len(rs) == 0 {
 				t.out("\n")
 				t.flushEcho()
-				return "", false, errNoAnswer
+				return "", false, ErrNoAnswer
 			}
 		default:
 			if (k.r < 0x20 && k.r != '\t') || k.r == 0x7f || k.r < 0 {
@@ -289,11 +217,11 @@ func (t *terminal) readLine() (line string, pasted bool, err error) {
 	}
 }
 
-// answer draws prompt and reads one line that the human typed after it:
+// Answer draws prompt and reads one line that the human typed after it:
 // input typed ahead is discarded, bracketed paste is on while it reads, and
 // a pasted line is refused with a word to type it, and asked again. An
 // empty line is asked again too: an accidental Enter decides nothing.
-func (t *terminal) answer(prompt string) (string, error) {
+func (t *Terminal) Answer(prompt string) (string, error) {
 	restore, err := t.raw(true)
 	if err != nil {
 		return "", err
@@ -324,19 +252,13 @@ func (t *terminal) answer(prompt string) (string, error) {
 	}
 }
 
-// flush discards every byte typed ahead.
-func (t *terminal) flush() error {
-	t.buf, t.inPaste = nil, false
-	return unix.IoctlSetInt(t.fd, unix.TCFLSH, unix.TCIFLUSH)
-}
-
-// input reads the session's next input after prompt: a line the human
+// Input reads the session's next input after prompt: a line the human
 // typed, or a whole paste, which is one input whatever lines it holds (a
 // reply, a patch, a question). pasted reports a paste: a paste is never
 // read as a command or an answer. Lines that follow each other less than
-// burstGap apart are one input too, for terminals that do not bracket
-// pastes. It returns errNoAnswer when the human ends the session (Ctrl-D).
-func (t *terminal) input(prompt string) (text string, pasted bool, err error) {
+// BurstGap apart are one input too, for terminals that do not bracket
+// pastes. It returns ErrNoAnswer when the human ends the session (Ctrl-D).
+func (t *Terminal) Input(prompt string) (text string, pasted bool, err error) {
 	// What the human typed ahead of this prompt is theirs, and kept; only
 	// answers discard it.
 	restore, err := t.raw(false)
@@ -369,14 +291,18 @@ func (t *terminal) input(prompt string) (text string, pasted bool, err error) {
 	}
 }
 
+// flush discards every byte typed ahead.
+func (t *Terminal) flush() error {
+	t.buf, t.inPaste = nil, false
+	return flushInput(t.fd)
+}
+
 // more reports whether the input goes on after a line's end: the paste is
 // still open, bytes of the same read are left, or more arrive within
-// burstGap.
-func (t *terminal) more() bool {
+// BurstGap.
+func (t *Terminal) more() bool {
 	if t.inPaste || len(t.buf) > 0 {
 		return true
 	}
-	fds := []unix.PollFd{{Fd: int32(t.fd), Events: unix.POLLIN}}
-	n, err := unix.Poll(fds, int(burstGap/time.Millisecond))
-	return err == nil && n > 0
+	return readable(t.fd, BurstGap)
 }
