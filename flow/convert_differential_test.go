@@ -9,7 +9,7 @@ import (
 
 	"github.com/nika-dev/nika/consent"
 	"github.com/nika-dev/nika/flow"
-	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest"
 )
 
 // TestConversionDifferential is the differential test of git's

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nika-dev/nika/internal/gittest"
+	"github.com/nika-dev/nika/gitstage/gittest"
 )
 
 // The tests here take git itself as the witness: the same bytes, the same
