@@ -44,6 +44,10 @@ func TestInstallBothNames(t *testing.T) {
 	bin, man, home := filepath.Join(tmp, "bin"), filepath.Join(tmp, "man"), filepath.Join(tmp, "home")
 	os.MkdirAll(home, 0o755)
 	env := append(os.Environ(), "GOBIN="+bin, "MANDIR="+man, "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+filepath.Join(home, ".gitconfig"))
+	// A new HOME would give go an empty build and module cache (both
+	// default under HOME): the install would rebuild every dependency, and
+	// fetch them. The test is of the install script, not of a cold cache.
+	env = append(env, goCaches(t)...)
 	inst := exec.Command("sh", "../../scripts/install.sh")
 	inst.Env = env
 	if out, err := inst.CombinedOutput(); err != nil {
@@ -157,4 +161,19 @@ func TestZshAndFishCompletionParse(t *testing.T) {
 			t.Errorf("%s -n: %v\n%s", sh.name, err, out)
 		}
 	}
+}
+
+// goCaches is the go command's own cache settings, as NAME=VALUE, for a
+// child whose HOME is not the test's.
+func goCaches(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	vals := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(vals) != 3 {
+		t.Fatalf("go env printed %q", out)
+	}
+	return []string{"GOCACHE=" + vals[0], "GOMODCACHE=" + vals[1], "GOPATH=" + vals[2]}
 }
